@@ -1,0 +1,114 @@
+"""Parameter validation and random-number plumbing shared by every skdp module.
+
+Nothing here imports scikit-learn, so :mod:`skdp.mechanisms` and
+:mod:`skdp.accounting` can use it while staying sklearn-free.
+"""
+
+import math
+import numbers
+
+import numpy as np
+
+from .exceptions import PrivacyParameterError
+
+__all__ = [
+    "check_delta",
+    "check_epsilon",
+    "check_finite_array",
+    "check_generator",
+    "check_positive_int",
+    "check_sensitivity",
+]
+
+
+def _as_real(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise PrivacyParameterError(
+            f"{name} must be a real number, got {value!r} of type {type(value).__name__}."
+        )
+    return float(value)
+
+
+def check_epsilon(epsilon, name="epsilon", allow_zero=False):
+    """Return ``epsilon`` as a float after checking 0 < ε < ∞ (or 0 ≤ ε if allowed)."""
+    eps = _as_real(epsilon, name)
+    if not math.isfinite(eps) or eps < 0 or (eps == 0 and not allow_zero):
+        bound = "≥ 0" if allow_zero else "> 0"
+        raise PrivacyParameterError(
+            f"{name} must be finite and {bound}, got {epsilon!r}. "
+            "ε is the privacy-loss bound: smaller means more private; ε = 0 or ∞ "
+            "cannot be achieved by a useful mechanism."
+        )
+    return eps
+
+
+def check_delta(delta, name="delta"):
+    """Return ``delta`` as a float after checking 0 ≤ δ < 1."""
+    d = _as_real(delta, name)
+    if not (0.0 <= d < 1.0):
+        raise PrivacyParameterError(
+            f"{name} must lie in [0, 1), got {delta!r}. δ is the probability with which "
+            "the ε guarantee may fail; it should be far below 1/(number of records)."
+        )
+    return d
+
+
+def check_sensitivity(sensitivity, name="sensitivity"):
+    """Return ``sensitivity`` as a float after checking 0 < Δ < ∞."""
+    s = _as_real(sensitivity, name)
+    if not math.isfinite(s) or s <= 0:
+        raise PrivacyParameterError(
+            f"{name} must be finite and > 0, got {sensitivity!r}: it bounds how much one "
+            "record can change the value, and the noise scale is proportional to it."
+        )
+    return s
+
+
+def check_positive_int(value, name, minimum=1):
+    """Return ``value`` as an int after checking it is an integer ≥ ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}.")
+    if value < minimum:
+        raise ValueError(f"{name} must be ≥ {minimum}, got {value}.")
+    return int(value)
+
+
+def check_finite_array(values, name="values", allow_empty=False, ndim=None):
+    """Return ``values`` as a float ndarray, refusing NaN/inf and (by default) empty input."""
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric, got {values!r}.") from exc
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}.")
+    if arr.size == 0 and not allow_empty:
+        raise ValueError(f"{name} is empty: there is nothing to choose from or release.")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(
+            f"{name} contains NaN or infinite entries; a mechanism's input must be finite "
+            "(an infinite score or query value would break its privacy guarantee)."
+        )
+    return arr
+
+
+def check_generator(random_state):
+    """Turn ``random_state`` into a :class:`numpy.random.Generator`.
+
+    ``None`` gives fresh OS entropy, an int seeds a new PCG64 generator, a
+    ``Generator`` is used as is (and so advanced by the caller's draws), and a legacy
+    ``RandomState`` seeds a new generator from one draw of its stream, so sklearn
+    code that passes a ``RandomState`` stays reproducible.
+    """
+    if random_state is None or isinstance(random_state, (numbers.Integral, np.integer)):
+        if isinstance(random_state, bool):
+            raise ValueError("random_state must be None, an int or a numpy Generator, not a bool.")
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
+    if isinstance(random_state, np.random.SeedSequence):
+        return np.random.default_rng(random_state)
+    raise ValueError(
+        f"random_state must be None, an int, a numpy Generator or RandomState, got {random_state!r}."
+    )

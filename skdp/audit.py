@@ -1,0 +1,195 @@
+"""Statistical privacy audits: a Clopper–Pearson lower confidence bound on ε.
+
+For a mechanism M and neighbouring inputs D, D′, draw outputs from both, count how
+often an event E happens (k₀ of n₀ for D, k₁ of n₁ for D′) and bound
+
+    ε ≥ ln((p₀,lo − δ) / p₁,hi)
+
+where p₀,lo and p₁,hi are exact (Clopper–Pearson) one-sided confidence bounds at
+level α/2 each. If M is (ε, δ)-DP, the bound exceeds ε with probability at most α,
+whatever the event — provided the event was fixed independently of the samples it
+is evaluated on. So an audit either fixes its events from the mechanism's
+structure, or selects them on a separate *pilot* sample (:func:`audit_mechanism`
+does that), and divides α among all the events and directions it tests
+(Bonferroni), so the reported maximum is still a valid bound.
+
+This is a *test*: it can only prove a mechanism leaks (a lower bound above the
+claim), never that it is private. Its power comes from choosing neighbouring
+inputs that make the mechanism work hard; the audits in ``tests/privacy`` also run
+deliberately broken variants to show the test can fail.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import beta as beta_dist
+
+__all__ = ["AuditResult", "audit_mechanism", "epsilon_lower_bound"]
+
+
+def epsilon_lower_bound(k0, n0, k1, n1, alpha=1e-6, delta=0.0):
+    """Lower confidence bound on ε from event counts under D (k0 of n0) and D′ (k1 of n1).
+
+    Returns ``-inf`` when the lower bound on P[M(D) ∈ E] does not exceed δ.
+    """
+    if not (0 <= k0 <= n0 and 0 <= k1 <= n1 and n0 > 0 and n1 > 0):
+        raise ValueError(f"need 0 ≤ k ≤ n and n > 0, got k0={k0}, n0={n0}, k1={k1}, n1={n1}")
+    p0_lo = 0.0 if k0 == 0 else beta_dist.ppf(alpha / 2, k0, n0 - k0 + 1)
+    p1_hi = 1.0 if k1 == n1 else beta_dist.ppf(1 - alpha / 2, k1 + 1, n1 - k1)
+    if p0_lo <= delta:
+        return -math.inf
+    return math.log((p0_lo - delta) / p1_hi)
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Outcome of an audit: the largest lower bound found, and where.
+
+    Attributes
+    ----------
+    epsilon_lower_bound : float
+        Max over tested events and both directions; valid at confidence 1 − alpha.
+    event : int
+        Index of the event that achieved it.
+    direction : str
+        ``"D>D'"`` (the event is likelier under D) or ``"D'>D"``.
+    counts : tuple
+        (k_event_favoured, n_favoured, k_other, n_other) for that event.
+    n_tests : int
+        Number of (event, direction) pairs α was divided among.
+    alpha, delta : float
+        Confidence level and the δ subtracted.
+    """
+
+    epsilon_lower_bound: float
+    event: int
+    direction: str
+    counts: tuple
+    n_tests: int
+    alpha: float
+    delta: float
+
+    def __str__(self):
+        k0, n0, k1, n1 = self.counts
+        return (
+            f"ε ≥ {self.epsilon_lower_bound:.3f} (α={self.alpha:g}, δ={self.delta:g}; "
+            f"event {self.event} {self.direction}: {k0}/{n0} vs {k1}/{n1}; {self.n_tests} tests)"
+        )
+
+
+def _as_indicator(event, outputs):
+    hits = np.asarray(event(outputs), dtype=bool)
+    if hits.shape != (len(outputs),):
+        raise ValueError(f"an event must return one bool per output, got shape {hits.shape}")
+    return hits
+
+
+def _row_keys(outputs):
+    """One hashable-by-bytes key per output (a value, or a row of a 2-D array)."""
+    rows = np.ascontiguousarray(np.asarray(outputs).reshape(len(outputs), -1))
+    return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+
+
+def _likelihood_ratio_events(pilot0, pilot1, max_events):
+    """Events "outcome ∈ top-j outcomes by empirical log-ratio p0/p1", j = 1..max_events.
+
+    Chosen on pilot samples only. Empirical ratios are smoothed (add-½) so outcomes
+    never seen under D′ rank high without dividing by zero. Returns one array of
+    outcome keys per event.
+    """
+    keys0, keys1 = _row_keys(pilot0), _row_keys(pilot1)
+    outcomes, inverse = np.unique(np.concatenate([keys0, keys1]), return_inverse=True)
+    c0 = np.bincount(inverse[: len(keys0)], minlength=len(outcomes)) + 0.5
+    c1 = np.bincount(inverse[len(keys0) :], minlength=len(outcomes)) + 0.5
+    order = np.argsort(-(np.log(c0 / len(keys0)) - np.log(c1 / len(keys1))))
+    return [outcomes[order[:j]] for j in range(1, min(max_events, len(outcomes)) + 1)]
+
+
+def _membership_event(chosen_keys):
+    def event(outputs):
+        return np.isin(_row_keys(outputs), chosen_keys)
+
+    return event
+
+
+def audit_mechanism(
+    sample,
+    d0,
+    d1,
+    *,
+    n_samples,
+    events=None,
+    n_pilot=None,
+    max_events=8,
+    alpha=1e-6,
+    delta=0.0,
+    random_state=0,
+):
+    """Audit ``sample`` on neighbouring inputs ``d0`` and ``d1``.
+
+    Parameters
+    ----------
+    sample : callable
+        ``sample(data, n, rng)`` returns ``n`` independent outputs of the mechanism
+        on ``data`` (an array of length ``n``; rows if 2-D), using ``rng`` (a numpy
+        Generator) for all its randomness.
+    d0, d1 : object
+        Neighbouring inputs, passed through to ``sample``.
+    n_samples : int
+        Outputs drawn from each input for the counts.
+    events : list of callable, optional
+        Fixed events, each mapping an output array to a bool array. When omitted the
+        outputs must be discrete: events are chosen on a separate pilot sample as the
+        sets of outcomes with the highest empirical likelihood ratio, in each direction.
+    n_pilot : int, optional
+        Pilot size for event selection (default ``n_samples // 4``).
+    max_events : int, default=8
+        How many nested likelihood-ratio events to test per direction.
+    alpha : float, default=1e-6
+        Total confidence level, divided among all tests (Bonferroni).
+    delta : float, default=0.0
+        The δ of the claim.
+    random_state : int
+        Seed; pilot and main samples get independent child streams.
+
+    Returns
+    -------
+    AuditResult
+    """
+    pilot_seq, seq0, seq1 = np.random.SeedSequence(random_state).spawn(3)
+    directional = []  # (event, favoured index) pairs
+    if events is None:
+        n_pilot = n_pilot or max(n_samples // 4, 1000)
+        p0_seq, p1_seq = pilot_seq.spawn(2)
+        pilot0 = sample(d0, n_pilot, np.random.default_rng(p0_seq))
+        pilot1 = sample(d1, n_pilot, np.random.default_rng(p1_seq))
+        for chosen in _likelihood_ratio_events(pilot0, pilot1, max_events):
+            directional.append((_membership_event(chosen), 0))
+        for chosen in _likelihood_ratio_events(pilot1, pilot0, max_events):
+            directional.append((_membership_event(chosen), 1))
+    else:
+        for event in events:
+            directional.extend([(event, 0), (event, 1)])
+
+    out = (
+        sample(d0, n_samples, np.random.default_rng(seq0)),
+        sample(d1, n_samples, np.random.default_rng(seq1)),
+    )
+    per_test_alpha = alpha / len(directional)
+    best = None
+    for index, (event, favoured) in enumerate(directional):
+        k_fav = int(_as_indicator(event, out[favoured]).sum())
+        k_other = int(_as_indicator(event, out[1 - favoured]).sum())
+        lcb = epsilon_lower_bound(k_fav, n_samples, k_other, n_samples, per_test_alpha, delta)
+        if best is None or lcb > best.epsilon_lower_bound:
+            best = AuditResult(
+                epsilon_lower_bound=lcb,
+                event=index if events is None else index // 2,
+                direction="D>D'" if favoured == 0 else "D'>D",
+                counts=(k_fav, n_samples, k_other, n_samples),
+                n_tests=len(directional),
+                alpha=alpha,
+                delta=delta,
+            )
+    return best

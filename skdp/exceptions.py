@@ -1,0 +1,48 @@
+"""Exceptions and warnings raised by skdp.
+
+Every privacy-related failure derives from :class:`PrivacyError`, so a caller can
+catch "anything privacy went wrong" in one clause, while the concrete classes keep
+the standard-library base a caller would expect (``ValueError`` for bad
+parameters, ``RuntimeError`` for a budget or a mechanism that cannot go on).
+"""
+
+__all__ = [
+    "BudgetExhaustedError",
+    "MechanismHaltedError",
+    "PrivacyError",
+    "PrivacyParameterError",
+    "PrivacyWarning",
+]
+
+
+class PrivacyError(Exception):
+    """Base class of every privacy-related error skdp raises."""
+
+
+class PrivacyParameterError(PrivacyError, ValueError):
+    """An invalid privacy parameter: ε ≤ 0 or not finite, δ outside [0, 1), and so on.
+
+    Raised before any randomness is drawn or any budget is spent.
+    """
+
+
+class BudgetExhaustedError(PrivacyError, RuntimeError):
+    """A charge does not fit in what remains of a privacy budget.
+
+    The budget (and the object that tried to spend it) is left exactly as it was
+    before the call that raised.
+    """
+
+
+class MechanismHaltedError(PrivacyError, RuntimeError):
+    """An interactive mechanism (e.g. sparse vector after its cutoff) was asked
+    for another answer after it halted.
+
+    Answering would cost privacy the mechanism's guarantee does not cover, so it
+    refuses; create a new instance (and pay for it) instead.
+    """
+
+
+class PrivacyWarning(UserWarning):
+    """Something privacy-relevant the user should know, e.g. a learner that reached
+    its update cap and stopped learning to keep its guarantee."""
