@@ -11,8 +11,12 @@ import numpy as np
 
 from .accounting import PrivacyBudget, calibrate
 from .exceptions import BudgetExhaustedError
-from .mechanisms import AboveThreshold, exponential_mechanism, geometric_mechanism
-from .mechanisms import laplace_mechanism
+from .mechanisms import (
+    AboveThreshold,
+    exponential_mechanism,
+    geometric_mechanism,
+    laplace_mechanism,
+)
 
 _COLUMNS = ("what", "privacy", "private result", "non-private")
 
@@ -106,9 +110,9 @@ DEMO_ROWS = [_count_row, _mean_row, _stump_row, _svt_row]
 
 def _table(rows, columns):
     widths = [max(len(c), *(len(r[c]) for r in rows)) for c in columns]
-    line = " | ".join(c.ljust(w) for c, w in zip(columns, widths))
+    line = " | ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))
     rule = "-+-".join("-" * w for w in widths)
-    body = [" | ".join(r[c].ljust(w) for c, w in zip(columns, widths)) for r in rows]
+    body = [" | ".join(r[c].ljust(w) for c, w in zip(columns, widths, strict=True)) for r in rows]
     return "\n".join([line, rule, *body])
 
 

@@ -110,5 +110,6 @@ def check_generator(random_state):
     if isinstance(random_state, np.random.SeedSequence):
         return np.random.default_rng(random_state)
     raise ValueError(
-        f"random_state must be None, an int, a numpy Generator or RandomState, got {random_state!r}."
+        "random_state must be None, an int, a numpy Generator or RandomState, "
+        f"got {random_state!r}."
     )

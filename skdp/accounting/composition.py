@@ -128,9 +128,7 @@ def _check_slack(delta_slack):
 
 def _check_method(method):
     if method not in METHODS:
-        raise PrivacyParameterError(
-            f"method must be one of {METHODS}, got {method!r}."
-        )
+        raise PrivacyParameterError(f"method must be one of {METHODS}, got {method!r}.")
     return method
 
 
@@ -747,10 +745,7 @@ def calibrate(total_epsilon, total_delta, k, method="optimal", step_delta=0.0):
     log_binom = _log_binomials(k) if method == "optimal" else None
 
     def composes(eps):
-        return (
-            _compose(eps, step_delta, k, total_delta, method, log_binom).epsilon
-            <= total_epsilon
-        )
+        return _compose(eps, step_delta, k, total_delta, method, log_binom).epsilon <= total_epsilon
 
     if method == "optimal":
         # δ_total(ε_g) is non-increasing in ε_g, so "optimal ε_g ≤ total ε" iff

@@ -8,8 +8,13 @@ permute-and-flip only evaluates exp(·) of non-positive numbers.
 
 import numpy as np
 
-from .._validation import check_epsilon, check_finite_array, check_generator, check_sensitivity
-from .._validation import check_positive_int
+from .._validation import (
+    check_epsilon,
+    check_finite_array,
+    check_generator,
+    check_positive_int,
+    check_sensitivity,
+)
 
 __all__ = ["exponential_mechanism", "report_noisy_max"]
 
