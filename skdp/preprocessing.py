@@ -77,7 +77,7 @@ class PublicBoundsClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
            [ 1., -1.]])
     """
 
-    _parameter_constraints = {
+    _parameter_constraints: dict = {
         "lower": ["array-like", Interval(numbers.Real, None, None, closed="neither")],
         "upper": ["array-like", Interval(numbers.Real, None, None, closed="neither")],
         "scale": ["boolean"],
@@ -145,7 +145,7 @@ class PublicBoundsBinarizer(TransformerMixin, BaseEstimator):
     ['x0 > 1', 'x0 > 2', 'x1 > 0']
     """
 
-    _parameter_constraints = {
+    _parameter_constraints: dict = {
         "thresholds": [list, tuple, None],
         "bounds": ["array-like", None],
         "n_thresholds": [Interval(numbers.Integral, 1, None, closed="left")],
