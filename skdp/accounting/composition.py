@@ -322,11 +322,11 @@ def advanced_composition(epsilon, delta, k, delta_slack, variant="drv"):
     delta_slack : float
         The extra failure probability δ' ∈ (0, 1) traded for a smaller ε.
     variant : {"drv", "kov"}
-        ``"drv"``: Dwork–Rothblum–Vadhan (Dwork & Roth 2014, Thm 3.20),
+        ``"drv"``: Dwork–Rothblum–Vadhan (Dwork & Roth 2014, Thm 3.20)::
 
             ε' = sqrt(2k ln(1/δ'))·ε + kε(e^ε − 1),   δ_total = kδ + δ'.
 
-        ``"kov"``: the closed form of Kairouz–Oh–Viswanath 2015, Thm 3.5,
+        ``"kov"``: the closed form of Kairouz–Oh–Viswanath 2015, Thm 3.5::
 
             ε' = min{ kε,
                       kε·(e^ε−1)/(e^ε+1) + ε·sqrt(2k·ln(e + sqrt(kε²)/δ')),

@@ -85,7 +85,7 @@ class DeltaSchedule:
         δ(i) = δ*·(6/π²)/i²). Decays smoothly; early records get the most.
 
         ``"geometric"``: the stream is cut into phases p = 1, 2, … of lengths
-        t_p = ``first_phase_length`` · ``growth``^(p−1); phase p gets δ*/2^p in
+        t_p = first_phase_length · growth^(p−1); phase p gets δ*/2^p in
         total, spread evenly over its t_p indices: δ(i) = δ*/(2^p·t_p) for i in
         phase p. This is the split of Stemmer's phase-based algorithms
         (RectanglesPERP: Σ_p t_p·δ_p ≤ δ*).
