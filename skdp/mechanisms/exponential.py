@@ -2,8 +2,9 @@
 
 Both choose an index among candidates with a utility score, favouring high scores.
 Implementations never exponentiate raw scores, so scores spanning 10⁶ or more
-neither overflow nor underflow: Gumbel-max adds noise on the log scale, and
-permute-and-flip only evaluates exp(·) of non-positive numbers.
+neither overflow nor underflow: Gumbel-max and permute-and-flip (in its
+report-noisy-max-with-exponential-noise form) add noise on the score scale and
+take an argmax.
 """
 
 import numpy as np
@@ -39,7 +40,8 @@ def _selection_scale(epsilon, sensitivity, monotonic):
 def _gumbel_max(scores, scale, size, rng):
     logits = scores / scale
     if size is None:
-        return int(np.argmax(logits + rng.gumbel(size=logits.shape)))
+        # Gumbel(0, 1) is −log(Exp(1)): one log per candidate instead of two.
+        return int(np.argmax(logits - np.log(rng.standard_exponential(logits.shape))))
     # Many draws: sample the same softmax distribution by inversion rather than
     # size × n Gumbel variates; log-sum-exp keeps it stable for any score span.
     shifted = logits - logits.max()
@@ -49,14 +51,12 @@ def _gumbel_max(scores, scale, size, rng):
     return np.minimum(picks, scores.size - 1)
 
 
-def _permute_and_flip(scores, scale, rng):
-    # McKenna & Sheldon (2020): visit candidates in random order, accept r with
-    # probability exp((s_r − s*)/scale) ≤ 1. The best candidate accepts surely, so
-    # the first acceptance in the permuted order is the answer.
-    order = rng.permutation(scores.size)
-    accept_prob = np.exp((scores[order] - scores.max()) / scale)
-    accepted = rng.random(scores.size) <= accept_prob
-    return int(order[np.argmax(accepted)])
+def _exponential_noise_max(scores, scale, rng):
+    # Permute-and-flip (McKenna & Sheldon 2020) — visit candidates in random order,
+    # accept r with probability exp((s_r − s*)/scale) — has exactly the distribution
+    # of argmax(s + Exp(scale)) (Ding, Kifer, Zhang et al. 2021), which needs no
+    # permutation and never exponentiates a score.
+    return int(np.argmax(scores + rng.exponential(scale, size=scores.shape)))
 
 
 def exponential_mechanism(
@@ -114,7 +114,7 @@ def exponential_mechanism(
     scale = _selection_scale(epsilon, sensitivity, monotonic)
     if method == "gumbel":
         return _gumbel_max(scores, scale, size, rng)
-    return _permute_and_flip(scores, scale, rng)
+    return _exponential_noise_max(scores, scale, rng)
 
 
 def report_noisy_max(
@@ -157,10 +157,8 @@ def report_noisy_max(
         raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}.")
     rng = check_generator(random_state)
     scale = _selection_scale(epsilon, sensitivity, monotonic)
-    if noise == "laplace":
-        noisy = scores + rng.laplace(0.0, scale, size=scores.shape)
-    elif noise == "exponential":
-        noisy = scores + rng.exponential(scale, size=scores.shape)
-    else:
-        noisy = scores / scale + rng.gumbel(size=scores.shape)
-    return int(np.argmax(noisy))
+    if noise == "exponential":
+        return _exponential_noise_max(scores, scale, rng)
+    if noise == "gumbel":
+        return _gumbel_max(scores, scale, None, rng)
+    return int(np.argmax(scores + rng.laplace(0.0, scale, size=scores.shape)))
