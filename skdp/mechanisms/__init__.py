@@ -4,16 +4,36 @@ Each mechanism validates its parameters before drawing any randomness and states
 its guarantee, with the theorem it comes from, in its docstring.
 """
 
+from .binary_tree import BinaryTreeCounter
 from .exponential import exponential_mechanism, report_noisy_max
+from .histogram import (
+    HistogramRelease,
+    StableHistogram,
+    discrete_laplace_tail,
+    private_histogram,
+    private_histogram_error,
+    stable_histogram,
+    stable_histogram_min_size,
+    truncated_discrete_laplace_edge_mass,
+)
 from .laplace import discrete_laplace, geometric_mechanism, laplace_mechanism, laplace_noise
 from .sparse_vector import AboveThreshold
 
 __all__ = [
     "AboveThreshold",
+    "BinaryTreeCounter",
+    "HistogramRelease",
+    "StableHistogram",
     "discrete_laplace",
+    "discrete_laplace_tail",
     "exponential_mechanism",
     "geometric_mechanism",
     "laplace_mechanism",
     "laplace_noise",
+    "private_histogram",
+    "private_histogram_error",
     "report_noisy_max",
+    "stable_histogram",
+    "stable_histogram_min_size",
+    "truncated_discrete_laplace_edge_mass",
 ]
