@@ -4,6 +4,7 @@ Each mechanism validates its parameters before drawing any randomness and states
 its guarantee, with the theorem it comes from, in its docstring.
 """
 
+from .between_thresholds import BetweenThresholds, ChallengeBT
 from .binary_tree import BinaryTreeCounter
 from .exponential import exponential_mechanism, report_noisy_max
 from .histogram import (
@@ -17,19 +18,26 @@ from .histogram import (
     truncated_discrete_laplace_edge_mass,
 )
 from .laplace import discrete_laplace, geometric_mechanism, laplace_mechanism, laplace_noise
+from .reorder_slice_compute import ReorderSliceCompute, one_sided_geometric
 from .sparse_vector import AboveThreshold
+from .stopper import Stopper
 
 __all__ = [
     "AboveThreshold",
+    "BetweenThresholds",
     "BinaryTreeCounter",
+    "ChallengeBT",
     "HistogramRelease",
+    "ReorderSliceCompute",
     "StableHistogram",
+    "Stopper",
     "discrete_laplace",
     "discrete_laplace_tail",
     "exponential_mechanism",
     "geometric_mechanism",
     "laplace_mechanism",
     "laplace_noise",
+    "one_sided_geometric",
     "private_histogram",
     "private_histogram_error",
     "report_noisy_max",

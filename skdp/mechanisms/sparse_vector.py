@@ -14,11 +14,12 @@ from .._validation import (
     check_sensitivity,
 )
 from ..exceptions import MechanismHaltedError
+from ._query_noise import BufferedQueryNoise
 
 __all__ = ["AboveThreshold"]
 
 
-class AboveThreshold:
+class AboveThreshold(BufferedQueryNoise):
     """Sparse vector technique with cutoff c (Lyu, Su & Li 2017, Alg. 1).
 
     With ε₁ = ``threshold_share``·ε and ε₂ = ε − ε₁, the threshold is perturbed
@@ -104,7 +105,6 @@ class AboveThreshold:
         self._noisy_threshold = self.threshold + self._rng.laplace(
             0.0, self._threshold_noise_scale
         )
-        self._noise_buffer = np.empty(0)
         self.n_queries = 0
         self.n_positives = 0
 
@@ -129,19 +129,6 @@ class AboveThreshold:
     def _release(self, above, noisy_values):
         # Only the ⊤/⊥ bits leave the mechanism: the noisy values q + ν must not.
         return above
-
-    def _take_noise(self, n):
-        # Query i always gets the i-th draw of the noise stream, however the queries
-        # are split into calls: unused draws wait in the buffer for the next call.
-        missing = n - self._noise_buffer.size
-        if missing > 0:
-            fresh = self._rng.laplace(0.0, self._query_noise_scale, size=missing)
-            self._noise_buffer = np.concatenate([self._noise_buffer, fresh])
-        noise, self._noise_buffer = self._noise_buffer[:n], self._noise_buffer[n:]
-        return noise
-
-    def _give_back_noise(self, noise):
-        self._noise_buffer = np.concatenate([noise, self._noise_buffer])
 
     def process(self, values, *, stop_after_positive=False):
         """Answer a block of queries in order; return the answers given.

@@ -1,0 +1,624 @@
+"""BetweenThresholds (Bun, Steinke & Ullman 2017) in two calibrations, and ChallengeBT.
+
+BetweenThresholds answers a stream of low-sensitivity queries with L ("below the
+lower threshold"), R ("above the upper threshold") or ⊤ ("in between", a *hard*
+query) and pays privacy essentially only for the ⊤ answers.
+
+One class carries both calibrations because they are the same algorithm — fresh
+Laplace noise per query compared with two thresholds, halting after the k-th ⊤ —
+and differ only in three numbers: the threshold noise, the query noise and the
+minimum gap the privacy proof needs (plus which k are allowed). Keeping them in
+one class means one tested code path for the answering/halting logic; the
+calibration-specific numbers live in the small private properties below.
+"""
+
+import math
+
+import numpy as np
+
+from .._validation import (
+    check_delta,
+    check_epsilon,
+    check_finite_array,
+    check_generator,
+    check_positive_int,
+    check_sensitivity,
+)
+from ..exceptions import MechanismHaltedError, PrivacyParameterError
+from ._query_noise import BufferedQueryNoise
+from .stopper import Stopper, _laplace
+
+__all__ = ["BetweenThresholds", "ChallengeBT"]
+
+LOW, HARD, HIGH = -1, 0, 1
+NOT_ANSWERED = 2
+_CALIBRATIONS = ("bsu", "stemmer")
+
+
+class BetweenThresholds(BufferedQueryNoise):
+    """BetweenThresholds: answer L / R / ⊤ ("hard") and halt after the k-th ⊤.
+
+    Each query value q(D) gets fresh noise, c = q(D) + ν, and the answer is
+    L (code −1) if c < t̂_l, R (code +1) if c > t̂_u, and ⊤ (code 0) otherwise.
+    After ``max_hard`` ⊤ answers the mechanism halts and further queries raise
+    :class:`MechanismHaltedError`. With Δ the query sensitivity:
+
+    ``calibration="bsu"`` (Bun, Steinke & Ullman 2017, as stated by Yan, Alg. 1)
+        μ ~ Lap(2Δ/ε) drawn once, t̂_l = t_l + μ and t̂_u = t_u − μ (the same μ with
+        opposite signs); ν ~ Lap(6Δ/ε); halts at the first ⊤ (``max_hard`` = 1).
+        Requires ε, δ ∈ (0, 1) and t_u − t_l ≥ (12Δ/ε)·(ln(10/ε) + ln(1/δ) + 1).
+        The paper's queries are statistical queries q: Xⁿ → [0, 1], so Δ = 1/n and
+        the scales read Lap(2/(εn)), Lap(6/(εn)), gap ≥ 12/(εn)·(…); dividing the
+        query values by Δn maps the general case onto it.
+    ``calibration="stemmer"`` (Stemmer 2024, Alg. 3, after Bun et al. 2017 and
+        Cohen & Lyu 2023)
+        no threshold noise (t̂ = t); ν ~ Lap((4Δ/ε)·√(k·ln(2/δ))); halts at the
+        k-th ⊤. Requires k ≥ 4·ln(2/δ) and t_u − t_l ≥ (16Δ/ε)·√(k·ln(2/δ)). The
+        paper's queries have sensitivity 1 (counts), i.e. Δ = 1.
+
+    The constructor REFUSES parameters outside these conditions with
+    :class:`~skdp.exceptions.PrivacyParameterError`: the proofs say nothing there.
+
+    Privacy
+    -------
+    ``"bsu"``: (ε, δ)-differentially private for any adaptively chosen sequence
+    of sensitivity-Δ queries, provided the gap condition holds (Yan 2025, Lemma 1,
+    quoting Bun, Steinke & Ullman 2017). ``"stemmer"``: (ε, δ)-differentially
+    private under the two conditions above (Stemmer 2024, Thm 4.3, citing Bun et
+    al. 2017 and Cohen & Lyu 2023). Only the codes are released, never c.
+    A run that must go on after a halt needs a new instance, whose cost composes
+    (Yan 2025, Observation 1 / Claim 1). ``tests/privacy`` shows the audit catching
+    variants that continue after the cutoff, ignore the gap condition, or (Stemmer)
+    do not scale the noise with √k.
+
+    Parameters
+    ----------
+    t_lower, t_upper : float
+        Thresholds t_l < t_u (public).
+    epsilon : float
+        Privacy parameter ε > 0 (ε < 1 for ``"bsu"``).
+    delta : float
+        Privacy parameter δ ∈ (0, 1).
+    sensitivity : float, default=1.0
+        Sensitivity Δ of every query (1/n for Yan's vote fractions).
+    calibration : {"bsu", "stemmer"}, default="bsu"
+        Which analysis (and hence noise) to use, see above.
+    max_hard : int, optional
+        The cutoff k on ⊤ answers. ``"bsu"``: must be 1 (the default). ``"stemmer"``:
+        defaults to the smallest admissible k = ⌈4·ln(2/δ)⌉.
+    random_state : None, int or numpy.random.Generator
+        Source of randomness.
+
+    Attributes
+    ----------
+    min_gap : float
+        The smallest t_u − t_l the calibration's proof allows.
+    n_queries : int
+        Queries answered so far.
+    n_hard : int
+        ⊤ answers so far.
+    halted : bool
+        True once ``n_hard == max_hard``.
+
+    References
+    ----------
+    M. Bun, T. Steinke, J. Ullman. Make Up Your Mind: The Price of Online Queries in
+    Differential Privacy. SODA 2017. — U. Stemmer. Private Truly-Everlasting
+    Robust-Prediction. ICML 2024, §4.1 (Alg. 3, Thm 4.3). — E. Cohen, X. Lyu. The
+    Target-Charging Technique for Privacy Analysis across Interactive Computations.
+    NeurIPS 2023. — Yan. Private Prediction via Shrinkage, §3.2.1 (Alg. 1, Lemma 1).
+
+    Examples
+    --------
+    >>> from skdp.mechanisms.between_thresholds import BetweenThresholds
+    >>> bt = BetweenThresholds(0.0, 500.0, epsilon=0.5, delta=1e-6, random_state=0)
+    >>> bt.process([-200.0, 700.0, 250.0])
+    array([-1,  1,  0], dtype=int8)
+    >>> bt.halted
+    True
+    """
+
+    LOW = LOW
+    HARD = HARD
+    HIGH = HIGH
+    NOT_ANSWERED = NOT_ANSWERED
+
+    def __init__(
+        self,
+        t_lower,
+        t_upper,
+        epsilon,
+        delta,
+        *,
+        sensitivity=1.0,
+        calibration="bsu",
+        max_hard=None,
+        random_state=None,
+    ):
+        self.t_lower = float(check_finite_array(t_lower, name="t_lower", ndim=0))
+        self.t_upper = float(check_finite_array(t_upper, name="t_upper", ndim=0))
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = check_delta(delta)
+        self.sensitivity = check_sensitivity(sensitivity)
+        if calibration not in _CALIBRATIONS:
+            raise ValueError(f"calibration must be one of {_CALIBRATIONS}, got {calibration!r}.")
+        self.calibration = calibration
+        if self.delta == 0:
+            raise PrivacyParameterError(
+                "BetweenThresholds needs δ > 0: both analyses are (ε, δ) with a gap and "
+                "noise that grow with ln(1/δ)."
+            )
+        if calibration == "bsu":
+            if self.epsilon >= 1:
+                raise PrivacyParameterError(
+                    f"calibration='bsu' needs ε < 1 (Yan, Lemma 1 assumes ε, δ ∈ (0, 1)); got "
+                    f"ε = {self.epsilon:g}. Use calibration='stemmer' or a smaller ε."
+                )
+            k = 1 if max_hard is None else check_positive_int(max_hard, "max_hard")
+            if k != 1:
+                raise PrivacyParameterError(
+                    "calibration='bsu' halts at the first ⊤ (max_hard=1); its proof covers "
+                    "nothing beyond. Use calibration='stemmer' for k > 1 ⊤ answers, or start "
+                    "a new instance after each ⊤ and compose."
+                )
+        else:
+            k_min = math.ceil(4.0 * math.log(2.0 / self.delta))
+            k = k_min if max_hard is None else check_positive_int(max_hard, "max_hard")
+            if k < 4.0 * math.log(2.0 / self.delta):
+                raise PrivacyParameterError(
+                    f"calibration='stemmer' needs max_hard k ≥ 4·ln(2/δ) = "
+                    f"{4 * math.log(2 / self.delta):.2f} (Stemmer 2024, Thm 4.3); got k = {k}."
+                )
+        self.max_hard = k
+        gap = self.t_upper - self.t_lower
+        if not gap >= self._min_gap:
+            raise PrivacyParameterError(
+                f"the thresholds' gap t_upper − t_lower = {gap:g} is below the {self._min_gap:g} "
+                f"that the {calibration!r} privacy proof requires "
+                f"({self._gap_rule}). Widen the gap, or raise ε / δ."
+            )
+        self._rng = check_generator(random_state)
+        mu = _laplace(self._threshold_noise_scale, None, self._rng)
+        self._noisy_lower = self.t_lower + mu
+        self._noisy_upper = self.t_upper - mu
+        self.n_queries = 0
+        self.n_hard = 0
+
+    # -- calibration (small properties so tests can build broken variants) ------
+    @property
+    def _k_for_noise(self):
+        return self.max_hard
+
+    @property
+    def _threshold_noise_scale(self):
+        if self.calibration == "bsu":
+            return 2.0 * self.sensitivity / self.epsilon
+        return 0.0
+
+    @property
+    def _query_noise_scale(self):
+        if self.calibration == "bsu":
+            return 6.0 * self.sensitivity / self.epsilon
+        k = self._k_for_noise
+        return 4.0 * self.sensitivity / self.epsilon * math.sqrt(k * math.log(2.0 / self.delta))
+
+    @property
+    def _min_gap(self):
+        eps, delta, s = self.epsilon, self.delta, self.sensitivity
+        if self.calibration == "bsu":
+            return 12.0 * s / eps * (math.log(10.0 / eps) + math.log(1.0 / delta) + 1.0)
+        return 16.0 * s / eps * math.sqrt(self.max_hard * math.log(2.0 / delta))
+
+    @property
+    def _gap_rule(self):
+        if self.calibration == "bsu":
+            return "12Δ/ε·(ln(10/ε) + ln(1/δ) + 1), Yan Lemma 1 / Bun et al. 2017"
+        return "16Δ/ε·√(k·ln(2/δ)), Stemmer 2024 Thm 4.3"
+
+    @property
+    def _cutoff(self):
+        return self.max_hard
+
+    @property
+    def min_gap(self):
+        return self._min_gap
+
+    @property
+    def halted(self):
+        return self.n_hard >= self._cutoff
+
+    # -- answering ----------------------------------------------------------------
+    @staticmethod
+    def _classify(noisy, lower, upper):
+        # Yan Alg. 1 / Stemmer Alg. 3 test "below t̂_l" first: if the noisy thresholds
+        # cross (t̂_l > t̂_u, possible when μ > gap/2), a value below both is L.
+        codes = np.full(np.shape(noisy), HARD, dtype=np.int8)
+        codes[noisy > upper] = HIGH
+        codes[noisy < lower] = LOW
+        return codes
+
+    def _refuse_if_halted(self):
+        if self.halted:
+            raise MechanismHaltedError(
+                f"BetweenThresholds halted after {self.n_hard} ⊤ answer(s) (its cutoff); "
+                "answering more would exceed its privacy guarantee. Start a new instance."
+            )
+
+    def _commit(self, codes, noise, answered):
+        self._give_back_noise(noise[answered:])
+        self.n_queries += int(answered)
+        self.n_hard += int(np.count_nonzero(codes[:answered] == HARD))
+        return codes[:answered]
+
+    def process(self, values):
+        """Answer a block of queries in order, up to and including the halting ⊤.
+
+        Parameters
+        ----------
+        values : array-like of shape (n_queries,)
+            Exact query values q(D), finite, each of sensitivity ``sensitivity``.
+
+        Returns
+        -------
+        codes : ndarray of int8, shape (n_answered,)
+            −1 (L), +1 (R) or 0 (⊤) for the first ``n_answered`` queries; shorter
+            than the block only if the mechanism halted inside it.
+
+        Raises
+        ------
+        MechanismHaltedError
+            If the mechanism had already halted.
+        """
+        self._refuse_if_halted()
+        values = check_finite_array(values, name="values", ndim=1, allow_empty=True)
+        noise = self._take_noise(values.size)
+        codes = self._classify(values + noise, self._noisy_lower, self._noisy_upper)
+        hard_at = np.flatnonzero(codes == HARD)
+        allowed = self._cutoff - self.n_hard
+        answered = hard_at[allowed - 1] + 1 if hard_at.size >= allowed else values.size
+        return self._commit(codes, noise, answered)
+
+    def test(self, value):
+        """Answer one query: −1 (L), +1 (R) or 0 (⊤)."""
+        if np.ndim(value) != 0:
+            raise ValueError(f"test() takes one query value, got shape {np.shape(value)}.")
+        return int(self.process([value])[0])
+
+    @classmethod
+    def simulate(
+        cls, values, n_runs, t_lower, t_upper, epsilon, delta, *, random_state=None, **params
+    ):
+        """Run ``n_runs`` independent instances on one fixed query sequence, vectorised.
+
+        For audits and for studying a configuration; each run is distributed exactly
+        as a fresh instance fed ``values`` through :meth:`process`.
+
+        Returns
+        -------
+        codes : ndarray of int8, shape (n_runs, n_queries)
+            −1 / +1 / 0 as in :meth:`process`, and 2 (``NOT_ANSWERED``) for queries
+            after the run halted.
+        """
+        n_runs = check_positive_int(n_runs, "n_runs")
+        proto = cls(t_lower, t_upper, epsilon, delta, random_state=random_state, **params)
+        values = check_finite_array(values, name="values", ndim=1)
+        rng = proto._rng
+        mu = _laplace(proto._threshold_noise_scale, (n_runs, 1), rng)
+        noisy = values + _laplace(proto._query_noise_scale, (n_runs, values.size), rng)
+        codes = cls._classify(noisy, proto.t_lower + mu, proto.t_upper - mu)
+        hard = codes == HARD
+        hard_before = np.cumsum(hard, axis=1) - hard
+        codes[hard_before >= proto._cutoff] = NOT_ANSWERED
+        return codes
+
+    def __repr__(self):
+        return (
+            f"BetweenThresholds(t_lower={self.t_lower:g}, t_upper={self.t_upper:g}, "
+            f"epsilon={self.epsilon:g}, delta={self.delta:g}, calibration={self.calibration!r}, "
+            f"max_hard={self.max_hard}, answered={self.n_queries}, hard={self.n_hard}, "
+            f"halted={self.halted})"
+        )
+
+
+class _NeverHaltingBT(BetweenThresholds):
+    """Stemmer's BetweenThresholds "modified so that it never halts" (Alg. 4, step 2).
+
+    Its noise is still calibrated for the k' it is instantiated with; only the
+    halting is switched off — ChallengeBT's Stopper does the halting.
+    """
+
+    @property
+    def _cutoff(self):
+        return math.inf
+
+    @property
+    def _query_noise_scale(self):
+        # Read from the owning ChallengeBT, so a test can override it there.
+        return self._owner._bt_query_noise_scale
+
+
+class ChallengeBT:
+    """ChallengeBT: BetweenThresholds whose halting is left to a Stopper (Stemmer Alg. 4).
+
+    With k' = k + (8/ε)·ln(2/δ)·ln(T/δ) (rounded up to an integer):
+
+    1. a :class:`~skdp.mechanisms.stopper.Stopper` with parameters (ε, δ) and
+       threshold k on the empty dataset;
+    2. a BetweenThresholds (Stemmer calibration) on the dataset with parameters
+       (ε, δ/2) and cutoff k' that never halts;
+    3. Flag = 1;
+    4. two kinds of queries:
+
+       * **stopping query** (:meth:`stop_query`): Flag ← 1; ask the Stopper and
+         return its answer; if it answered ⊤, HALT;
+       * **BT query** (:meth:`bt_query`): if Flag = 0 the query is ignored (nothing
+         happens, ``None`` is returned). Otherwise Flag ← 0, the query goes to
+         BetweenThresholds, its answer a is returned, and the Stopper is updated
+         with 1 if a = ⊤ ("medium") and with 0 otherwise.
+
+    So BT queries that count must be separated by stopping queries, and the halt
+    leaves ambiguous how many ⊤ answers there were — the point of the construction.
+
+    Parameter conditions (checked; violations raise PrivacyParameterError before
+    any randomness): k ≥ 4·ln(4/δ) and t_u − t_l ≥ (32Δ/ε)·√(k·ln(4/δ)) (Alg. 4's
+    input line), and also t_u − t_l ≥ (16Δ/ε)·√(k'·ln(4/δ)), the gap Theorem 4.3
+    needs for the inner BetweenThresholds with parameters (ε, δ/2, k') — the first
+    condition implies the second only when k' ≤ 4k, which Alg. 4 does not guarantee.
+
+    Privacy
+    -------
+    (ε, δ)-differentially private with respect to the dataset (Stemmer 2024,
+    Thm 4.4, proof in App. B): the inner BetweenThresholds is (ε, δ/2)-DP and the
+    Stopper only post-processes its answers; switching its halting off changes the
+    output distribution by at most δ/2 in total variation because, with
+    probability ≥ 1 − δ/2, all of the at most T Stopper noises are below k' − k, so
+    the Stopper halts before the k'-th ⊤. That union bound is over T stopping
+    queries, so T is a hard cap here: after ``max_steps`` stopping queries the
+    mechanism halts whatever the answers.
+
+    Parameters
+    ----------
+    t_lower, t_upper : float
+        Thresholds t_l < t_h of the inner BetweenThresholds.
+    epsilon, delta : float
+        Privacy parameters ε > 0, δ ∈ (0, 1).
+    max_hard : int
+        k, the Stopper's threshold on the number of "medium" (⊤) answers.
+    max_steps : int
+        T, the bound on the number of steps (stopping queries).
+    sensitivity : float, default=1.0
+        Sensitivity Δ of every BT query (1 in the paper).
+    random_state : None, int or numpy.random.Generator
+        Source of randomness.
+
+    Attributes
+    ----------
+    k_prime : int
+        The inner BetweenThresholds' k'.
+    n_stop_queries, n_bt_queries : int
+        Queries of each kind answered so far (ignored BT queries not counted).
+    halted : bool
+        True once the Stopper answered ⊤ or ``max_steps`` stopping queries were used.
+
+    References
+    ----------
+    U. Stemmer. Private Truly-Everlasting Robust-Prediction. ICML 2024, §4.1,
+    Algorithm 4, Theorem 4.4 and Appendix B.
+    """
+
+    LOW = LOW
+    HARD = HARD
+    HIGH = HIGH
+    NOT_ANSWERED = NOT_ANSWERED
+
+    def __init__(
+        self,
+        t_lower,
+        t_upper,
+        epsilon,
+        delta,
+        max_hard,
+        max_steps,
+        *,
+        sensitivity=1.0,
+        random_state=None,
+    ):
+        t_lower = float(check_finite_array(t_lower, name="t_lower", ndim=0))
+        t_upper = float(check_finite_array(t_upper, name="t_upper", ndim=0))
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = check_delta(delta)
+        if self.delta == 0:
+            raise PrivacyParameterError("ChallengeBT needs δ > 0 (Stemmer 2024, Alg. 4).")
+        self.sensitivity = check_sensitivity(sensitivity)
+        self.max_hard = check_positive_int(max_hard, "max_hard")
+        self.max_steps = check_positive_int(max_steps, "max_steps")
+        eps, delta, k = self.epsilon, self.delta, self.max_hard
+        if k < 4.0 * math.log(4.0 / delta):
+            raise PrivacyParameterError(
+                f"ChallengeBT needs max_hard k ≥ 4·ln(4/δ) = {4 * math.log(4 / delta):.2f} "
+                f"(Stemmer 2024, Alg. 4); got k = {k}."
+            )
+        self.k_prime = math.ceil(
+            k + 8.0 / eps * math.log(2.0 / delta) * math.log(self.max_steps / delta)
+        )
+        gap = t_upper - t_lower
+        need = max(
+            32.0 * self.sensitivity / eps * math.sqrt(k * math.log(4.0 / delta)),
+            16.0 * self.sensitivity / eps * math.sqrt(self.k_prime * math.log(4.0 / delta)),
+        )
+        if not gap >= need:
+            raise PrivacyParameterError(
+                f"ChallengeBT's gap t_upper − t_lower = {gap:g} is below the required {need:g}: "
+                "max(32Δ/ε·√(k·ln(4/δ)) [Alg. 4], 16Δ/ε·√(k'·ln(4/δ)) [Thm 4.3 for the inner "
+                f"BetweenThresholds with (ε, δ/2, k' = {self.k_prime})])."
+            )
+        rng = check_generator(random_state)
+        self._stopper = Stopper(eps, delta, k, random_state=rng)
+        self._bt = _NeverHaltingBT.__new__(_NeverHaltingBT)
+        self._bt._owner = self
+        self._bt.__init__(
+            t_lower,
+            t_upper,
+            eps,
+            delta / 2.0,
+            sensitivity=self.sensitivity,
+            calibration="stemmer",
+            max_hard=self.k_prime,
+            random_state=rng,
+        )
+        self._flag = True
+        self.n_stop_queries = 0
+        self._out_of_steps = False
+
+    @property
+    def _bt_query_noise_scale(self):
+        # Thm 4.3's noise for the inner BetweenThresholds with (ε, δ/2) and cutoff k':
+        # Lap((4Δ/ε)·√(k'·ln(2/(δ/2)))).
+        return (
+            4.0
+            * self.sensitivity
+            / self.epsilon
+            * math.sqrt(self.k_prime * math.log(4.0 / self.delta))
+        )
+
+    @property
+    def t_lower(self):
+        return self._bt.t_lower
+
+    @property
+    def t_upper(self):
+        return self._bt.t_upper
+
+    @property
+    def halted(self):
+        return self._stopper.halted or self._out_of_steps
+
+    @property
+    def n_bt_queries(self):
+        return self._bt.n_queries
+
+    def _refuse_if_halted(self):
+        if self.halted:
+            why = (
+                "its Stopper answered ⊤"
+                if self._stopper.halted
+                else f"it used its {self.max_steps} stopping queries (T)"
+            )
+            raise MechanismHaltedError(
+                f"ChallengeBT halted because {why}; its guarantee covers nothing after the "
+                "halt. Start a new instance."
+            )
+
+    def stop_query(self):
+        """Stopping query: True (⊤ — the mechanism halts) or False (⊥)."""
+        self._refuse_if_halted()
+        self._flag = True
+        answer = self._stopper.query()
+        self.n_stop_queries += 1
+        if self.n_stop_queries >= self.max_steps:
+            self._out_of_steps = True
+        return answer
+
+    def bt_query(self, value):
+        """BT query: −1 (low), +1 (high), 0 (medium), or None if ignored (Flag = 0)."""
+        self._refuse_if_halted()
+        if np.ndim(value) != 0:
+            raise ValueError(f"bt_query() takes one query value, got shape {np.shape(value)}.")
+        value = float(check_finite_array(value, name="value", ndim=0))
+        if not self._flag:
+            return None
+        self._flag = False
+        code = int(self._bt.process([value])[0])
+        self._stopper.update(1 if code == HARD else 0)
+        return code
+
+    def process(self, values):
+        """Run the pattern (BT query, stopping query) for each value, vectorised.
+
+        If Flag = 0 when the block starts (a :meth:`bt_query` was not followed by a
+        stopping query), the first BT query is ignored, as Alg. 4 prescribes.
+
+        Returns
+        -------
+        codes : ndarray of int8, shape (n_answered,)
+            BT answers (−1 / +1 / 0; 2 for an ignored first query).
+        stops : ndarray of bool, shape (n_answered,)
+            The stopping query's answer after each BT query; a block ends early at a
+            ⊤ or when the T stopping queries are used up.
+        """
+        self._refuse_if_halted()
+        values = check_finite_array(values, name="values", ndim=1, allow_empty=True)
+        n = min(values.size, self.max_steps - self.n_stop_queries)
+        values = values[:n]
+        skip = 0 if self._flag else 1
+        noise = self._bt._take_noise(n - skip)
+        bt_codes = self._bt._classify(
+            values[skip:] + noise, self._bt._noisy_lower, self._bt._noisy_upper
+        )
+        codes = np.concatenate([np.full(skip, NOT_ANSWERED, dtype=np.int8), bt_codes])
+        stops = self._stopper.process((codes == HARD).astype(float))
+        answered = stops.size
+        self._bt._commit(bt_codes, noise, max(answered - skip, 0))
+        self.n_stop_queries += answered
+        self._flag = True
+        if self.n_stop_queries >= self.max_steps:
+            self._out_of_steps = True
+        return codes[:answered], stops
+
+    @classmethod
+    def simulate(
+        cls,
+        values,
+        n_runs,
+        t_lower,
+        t_upper,
+        epsilon,
+        delta,
+        max_hard,
+        max_steps,
+        *,
+        random_state=None,
+        **params,
+    ):
+        """``n_runs`` independent runs of :meth:`process` on fixed ``values``, vectorised.
+
+        Returns
+        -------
+        codes : ndarray of int8, shape (n_runs, n_queries)
+            BT answers, 2 (``NOT_ANSWERED``) after the run halted.
+        stops : ndarray of int8, shape (n_runs, n_queries)
+            Stopping answers 1 (⊤) / 0 (⊥), 2 after the run halted.
+        """
+        n_runs = check_positive_int(n_runs, "n_runs")
+        proto = cls(
+            t_lower,
+            t_upper,
+            epsilon,
+            delta,
+            max_hard,
+            max_steps,
+            random_state=random_state,
+            **params,
+        )
+        values = check_finite_array(values, name="values", ndim=1)
+        rng = proto._bt._rng
+        bt, st = proto._bt, proto._stopper
+        mu = _laplace(bt._threshold_noise_scale, (n_runs, 1), rng)  # 0: Stemmer's BT
+        noisy = values + _laplace(bt._query_noise_scale, (n_runs, values.size), rng)
+        codes = bt._classify(noisy, bt.t_lower + mu, bt.t_upper - mu)
+        mediums = np.cumsum(codes == HARD, axis=1)
+        stop_noise = _laplace(st._query_noise_scale, (n_runs, values.size), rng)
+        stop = (mediums + stop_noise >= st.threshold).astype(np.int8)
+        stop[:, proto.max_steps :] = NOT_ANSWERED
+        halted_before = np.cumsum(stop == 1, axis=1) - (stop == 1)
+        answered = (halted_before == 0) & (np.arange(values.size) < proto.max_steps)
+        codes[~answered] = NOT_ANSWERED
+        stop[~answered] = NOT_ANSWERED
+        return codes, stop
+
+    def __repr__(self):
+        return (
+            f"ChallengeBT(t_lower={self.t_lower:g}, t_upper={self.t_upper:g}, "
+            f"epsilon={self.epsilon:g}, delta={self.delta:g}, k={self.max_hard}, "
+            f"k'={self.k_prime}, T={self.max_steps}, halted={self.halted})"
+        )
