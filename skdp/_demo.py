@@ -2,7 +2,9 @@
 
 Every row is a small function taking a numpy Generator and the demo's shared
 :class:`~skdp.accounting.PrivacyBudget`, spending from it, and returning a dict
-with the row's cells. Learners add their own row to ``DEMO_ROWS`` as they land.
+with the cells "what", "privacy", "private result" and "non-private"; the
+"spent" cell is measured on the ledger around the call. Learners add their own
+row to ``DEMO_ROWS`` as they land.
 """
 
 import time
@@ -18,7 +20,7 @@ from .mechanisms import (
     laplace_mechanism,
 )
 
-_COLUMNS = ("what", "privacy", "private result", "non-private")
+_COLUMNS = ("what", "privacy", "spent", "private result", "non-private")
 
 
 def _count_row(rng, budget):
@@ -131,8 +133,17 @@ def run_demo(seed=0, out=None):
     """Run every demo row, print the tables, and return the rows."""
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
-    budget = PrivacyBudget(epsilon=2.0, delta=1e-6)
-    rows = [row(rng, budget) for row in DEMO_ROWS]
+    budget = PrivacyBudget(epsilon=10.0, delta=1e-5)
+    rows = []
+    for row in DEMO_ROWS:
+        before = budget.spent
+        cells = row(rng, budget)
+        after = budget.spent
+        # Measured on the shared ledger, not reported by the row itself.
+        cells["spent"] = f"ε={after.epsilon - before.epsilon:.3g}" + (
+            f", δ={after.delta - before.delta:.2g}" if after.delta > before.delta else ""
+        )
+        rows.append(cells)
     print(f"skdp demo (seed {seed}): private answers next to non-private ones\n", file=out)
     print(_table(rows, _COLUMNS), file=out)
     print(f"\nAll rows spent from one {budget!r}", file=out)
