@@ -1,0 +1,288 @@
+"""Shared machinery of the multiplicative-weights (Winnow) family.
+
+Coordinates
+-----------
+A row x ∈ [−1, 1]^d becomes the Winnow coordinates u = (x, 1) (with ``fit_intercept``)
+and, with ``double_features`` (default), z = (u, −u) (Bun & Fang §4.3): nonnegative
+weights on z represent any weight vector on u. The doubled matrix is never built:
+with weights w on z, ⟨w, z⟩ = ⟨w⁺ − w⁻, u⟩, so margins are ``X @ coef + intercept``.
+
+Scores
+------
+Weights are kept as unnormalised log-weights η·S with S = Σ ŷ·ẑ over the examples
+used for updates (S on the −u half is −S on the u half). Normalised multiplicative
+weights w_j ∝ w_j·exp(η ŷ ẑ_j) are exactly softmax(η·S), computed stably.
+
+The block loop
+--------------
+Between two updates the predicting weights are fixed, so a block is scanned in
+chunks with one matrix–vector product per chunk; the subclass finds the first row
+that triggers an update, the update is applied, and the scan resumes after it with a
+small chunk that doubles while nothing triggers. Python-level iterations ≈ number of
+updates (+ log of the block length), not rows.
+"""
+
+import numbers
+
+import numpy as np
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.multiclass import check_classification_targets, unique_labels
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+__all__ = ["MultiplicativeWeightsMixin"]
+
+_FIRST_CHUNK = 32
+
+
+def check_unit_range(X, estimator_name):
+    """Raise a clear ValueError unless every feature lies in [−1, 1]."""
+    if X.size and (X.min() < -1.0 or X.max() > 1.0):
+        raise ValueError(
+            f"{estimator_name} needs features in [-1, 1] (got values in "
+            f"[{X.min():.4g}, {X.max():.4g}]): its privacy and mistake bounds assume "
+            "|x_j| ≤ 1. Put skdp.preprocessing.PublicBoundsClipper(lower, upper) with "
+            "PUBLIC bounds in front of it (a data-fitted scaler would leak the data)."
+        )
+
+
+def _prediction_errors(margins, ys):
+    """Errors of ``predict`` (positive class iff margin > 0); updates instead treat a
+    zero margin as a mistake, as sgn(0) ≠ y in the paper."""
+    return int(np.count_nonzero((margins > 0) != (ys > 0)))
+
+
+def softmax(scores):
+    shifted = scores - scores.max()
+    w = np.exp(shifted)
+    w /= w.sum()
+    return w
+
+
+class MultiplicativeWeightsMixin:
+    """Binary online classifier with (normalised) multiplicative weights.
+
+    Subclasses implement ``_scan(margins, ys, X, start)`` returning the index (in
+    the chunk) of the first row that triggers an update, or −1, and
+    ``_apply_update(X, ys, row)``; they may override ``_start_stream``,
+    ``_before_block`` and ``_frozen``. Place it before ``ClassifierMixin``.
+    """
+
+    _common_constraints: dict = {
+        "fit_intercept": ["boolean"],
+        "double_features": ["boolean"],
+    }
+    _learning_rate_constraint = [Interval(numbers.Real, 0, None, closed="neither")]
+
+    # ----------------------------------------------------------------- inputs
+    def _transform_input(self, X):
+        """Map validated input to the [−1, 1] features Winnow sees (hook)."""
+        check_unit_range(X, type(self).__name__)
+        return X
+
+    def _validate_block(self, X, y, classes, first_call):
+        X, y = validate_data(
+            self, X, y, reset=first_call, dtype=[np.float64, np.float32],
+            accept_sparse=False, ensure_min_samples=1,
+        )
+        check_classification_targets(y)
+        if first_call:
+            found = unique_labels(y) if classes is None else unique_labels(classes)
+            if found.size > 2:
+                raise ValueError(
+                    "Only binary classification is supported by "
+                    f"{type(self).__name__}; got {found.size} classes."
+                )
+            if classes is None and found.size < 2:
+                raise ValueError(
+                    "Classifier can't train when only one class is present: "
+                    f"{type(self).__name__} needs samples of both classes, or "
+                    "partial_fit(..., classes=[a, b])."
+                )
+            if classes is not None and found.size != 2:
+                raise ValueError(f"classes must hold exactly 2 labels, got {found!r}.")
+            if classes is not None and not np.isin(unique_labels(y), found).all():
+                raise ValueError(f"y contains labels not in classes={list(found)}.")
+            classes_ = found
+        else:
+            classes_ = self.classes_
+            if classes is not None and not np.array_equal(unique_labels(classes), classes_):
+                raise ValueError(
+                    f"classes={list(unique_labels(classes))} differs from the classes of "
+                    f"the first partial_fit call, {list(classes_)}."
+                )
+            unseen = ~np.isin(y, classes_)
+            if unseen.any():
+                raise ValueError(
+                    f"y contains labels {list(np.unique(y[unseen]))} not in classes_ "
+                    f"{list(classes_)}."
+                )
+        X = self._transform_input(X)
+        ys = np.where(y == classes_[1], 1.0, -1.0)
+        return X, ys, classes_
+
+    # ----------------------------------------------------------------- state
+    def _n_coords(self, n_features):
+        half = n_features + int(self.fit_intercept)
+        return 2 * half if self.double_features else half
+
+    def _init_state(self, n_features):
+        half = n_features + int(self.fit_intercept)
+        self._scores = np.zeros(half)  # S on the u half (the −u half is −S)
+        self.n_updates_ = 0
+        self.n_mistakes_ = 0
+        self.n_rounds_seen_ = 0
+        self._set_predicting_weights(np.full(self._n_coords(n_features),
+                                             1.0 / self._n_coords(n_features)))
+
+    def _full_scores(self):
+        if self.double_features:
+            return np.concatenate([self._scores, -self._scores])
+        return self._scores.copy()
+
+    def _accumulate(self, x, y):
+        """S += ŷ·û for the update example (x̂, ŷ); the doubled half follows."""
+        d = x.shape[0]
+        self._scores[:d] += y * x
+        if self.fit_intercept:
+            self._scores[d] += y
+
+    def _set_predicting_weights(self, w):
+        """Store the weights that predict: coef_/intercept_ are read off them."""
+        half = self._scores.shape[0]
+        w = np.asarray(w, dtype=float)
+        eff = w[:half] - w[half:] if self.double_features else w
+        d = half - int(self.fit_intercept)
+        self.weights_ = w
+        self.coef_ = eff[:d].reshape(1, -1)
+        self.intercept_ = np.array([eff[d] if self.fit_intercept else 0.0])
+        self._coef_vec = np.ascontiguousarray(eff[:d])
+        self._bias = float(self.intercept_[0])
+
+    def _margins(self, X):
+        coef = self._coef_vec.astype(X.dtype, copy=False)
+        return X @ coef + self._bias
+
+    # ----------------------------------------------------------------- hooks
+    def _start_stream(self, X, first_call, from_fit):
+        """Called after validation, before any state change (privacy is charged here)."""
+
+    def _before_block(self, n_rows):
+        """Called after validation and _start_stream, before the block is processed."""
+
+    def _frozen(self):
+        return False
+
+    def _after_frozen_block(self, X, ys):
+        margins = self._margins(X)
+        self.n_mistakes_ += _prediction_errors(margins, ys)
+
+    # ----------------------------------------------------------------- fitting
+    def _fit_block(self, X, y, classes, *, from_fit):
+        first_call = from_fit or not hasattr(self, "classes_")
+        if first_call and classes is None and not from_fit:
+            raise ValueError(
+                "classes must be passed on the first call to partial_fit "
+                "(e.g. classes=[0, 1]), as for SGDClassifier."
+            )
+        X, ys, classes_ = self._validate_block(X, y, classes, first_call)
+        self._start_stream(X, first_call, from_fit)
+        if first_call:
+            self.classes_ = classes_
+            self._init_state(X.shape[1])
+        self._before_block(X.shape[0])
+        self._consume(X, ys)
+        return self
+
+    def _consume(self, X, ys):
+        n = X.shape[0]
+        pos, chunk = 0, _FIRST_CHUNK
+        while pos < n:
+            if self._frozen():
+                self._after_frozen_block(X[pos:], ys[pos:])
+                break
+            end = min(n, pos + chunk)
+            margins = self._margins(X[pos:end])
+            hit = self._scan(margins, ys[pos:end], X, pos)
+            stop = end if hit < 0 else pos + hit + 1
+            self.n_mistakes_ += _prediction_errors(margins[: stop - pos], ys[pos:stop])
+            if hit < 0:
+                pos, chunk = end, chunk * 2
+            else:
+                self._apply_update(X, ys, pos + hit)
+                pos, chunk = pos + hit + 1, _FIRST_CHUNK
+        self.n_rounds_seen_ += n
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Run the online learner over the rows of X in order, from a fresh start.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Features in [−1, 1] (binary {0, 1} for the decision-list learner).
+        y : array-like of shape (n_samples,)
+            Two class labels.
+
+        Returns
+        -------
+        self
+        """
+        return self._fit_block(X, y, None, from_fit=True)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None):
+        """Continue the online stream with the rows of X, in order.
+
+        Feeding a stream in blocks gives the same model as one call on the
+        concatenation (same ``random_state``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (2,), optional
+            Both labels; required on the first call.
+
+        Returns
+        -------
+        self
+        """
+        return self._fit_block(X, y, classes, from_fit=False)
+
+    # ----------------------------------------------------------------- predicting
+    def decision_function(self, X):
+        """⟨w, z⟩ for each row: positive means ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        X = self._transform_input(X)
+        return self._margins(X)
+
+    def predict(self, X):
+        """Predicted labels: ``classes_[1]`` where the margin is > 0, else ``classes_[0]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X)
+        return self.classes_[(scores > 0).astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = False
+        return tags

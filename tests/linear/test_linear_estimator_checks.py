@@ -1,0 +1,111 @@
+"""sklearn's estimator checks for the Winnow family.
+
+The bare estimators refuse features outside [−1, 1] (binary {0, 1} for the
+decision-list learner) by design: sklearn's check data (blobs, ranges up to ±100)
+is refused with a ValueError that names the public-bounds transformer. Those checks
+are listed as expected failures with that one reason (skipped rather than xfailed:
+formatting ~100 expected tracebacks costs pytest ~35 s), and *the same checks* are
+then run on ``PublicBoundsClipper → estimator`` (``PublicBoundsBinarizer`` for the
+decision-list learner) pipelines, where they must pass.
+"""
+
+import pytest
+from sklearn.pipeline import make_pipeline
+from sklearn.utils.estimator_checks import estimator_checks_generator
+
+from skdp.linear import (
+    ConfidentWinnowClassifier,
+    DPWinnowClassifier,
+    OnlineDecisionListClassifier,
+    WinnowClassifier,
+)
+from skdp.preprocessing import PublicBoundsBinarizer, PublicBoundsClipper
+
+_RANGE = ("sklearn's check data lies outside [-1, 1]: refused by design (clear error naming "
+          "PublicBoundsClipper); the same check passes on the clipper pipeline below")
+_BINARY = ("sklearn's check data is not binary: refused by design (clear error naming "
+           "PublicBoundsBinarizer); the same check passes on the binarizer pipeline below")
+
+_RANGE_CHECKS = [
+    "check_classifier_data_not_an_array",
+    "check_classifiers_classes",
+    "check_classifiers_train",
+    "check_dict_unchanged",
+    "check_dont_overwrite_parameters",
+    "check_estimators_dtypes",
+    "check_estimators_fit_returns_self",
+    "check_estimators_overwrite_params",
+    "check_estimators_partial_fit_n_features",
+    "check_estimators_pickle",
+    "check_f_contiguous_array_estimator",
+    "check_fit2d_1feature",
+    "check_fit2d_predict1d",
+    "check_fit_check_is_fitted",
+    "check_fit_idempotent",
+    "check_n_features_in",
+    "check_n_features_in_after_fitting",
+    "check_positive_only_tag_during_fit",
+    "check_readonly_memmap_input",
+    # deterministic learners only (skipped for the noisy ones by their tag):
+    "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance",
+    "check_pipeline_consistency",
+]
+_BINARY_ONLY_CHECKS = [
+    # feed non-binary values where the other learners would accept them
+    "check_dtype_object",
+    "check_estimators_nan_inf",
+    "check_fit_score_takes_y",
+    "check_supervised_y_2d",
+]
+
+
+def _expected_bare(estimator):
+    if isinstance(estimator, OnlineDecisionListClassifier):
+        return dict.fromkeys(_RANGE_CHECKS + _BINARY_ONLY_CHECKS, _BINARY)
+    return dict.fromkeys(_RANGE_CHECKS, _RANGE)
+
+
+_PIPE = "Pipeline fits its steps in place; sklearn's own Pipeline fails this check too"
+
+
+def _expected_pipeline(estimator):
+    return {"check_estimators_overwrite_params": _PIPE,
+            "check_dont_overwrite_parameters": _PIPE}
+
+
+def _cases(estimators, expected):
+    cases = []
+    for estimator in estimators:
+        for est, check in estimator_checks_generator(
+            estimator, expected_failed_checks=expected(estimator), mark="skip"
+        ):
+            name = getattr(check, "func", check).__name__
+            label = type(est[-1] if hasattr(est, "steps") else est).__name__
+            cases.append(pytest.param(est, check, id=f"{label}-{name}"))
+    return cases
+
+
+_BARE = [
+    WinnowClassifier(),
+    ConfidentWinnowClassifier(),
+    DPWinnowClassifier(random_state=0),
+    OnlineDecisionListClassifier(random_state=0),
+]
+_PIPELINES = [
+    make_pipeline(PublicBoundsClipper(-10.0, 10.0), WinnowClassifier()),
+    make_pipeline(PublicBoundsClipper(-10.0, 10.0), ConfidentWinnowClassifier()),
+    make_pipeline(PublicBoundsClipper(-10.0, 10.0), DPWinnowClassifier(random_state=0)),
+    make_pipeline(PublicBoundsBinarizer(bounds=(-10.0, 10.0)),
+                  OnlineDecisionListClassifier(random_state=0)),
+]
+
+
+@pytest.mark.parametrize(("estimator", "check"), _cases(_BARE, _expected_bare))
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize(("estimator", "check"), _cases(_PIPELINES, _expected_pipeline))
+def test_sklearn_compatible_in_public_bounds_pipeline(estimator, check):
+    check(estimator)

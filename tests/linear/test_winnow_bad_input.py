@@ -1,0 +1,98 @@
+"""Bad input fails with a clear error before any privacy is spent (hypothesis)."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from skdp import PrivacyBudget
+from skdp.linear import (
+    ConfidentWinnowClassifier,
+    DPWinnowClassifier,
+    OnlineDecisionListClassifier,
+    WinnowClassifier,
+)
+
+ESTIMATORS = [WinnowClassifier, ConfidentWinnowClassifier, DPWinnowClassifier]
+
+
+def _budget_and_clf(cls):
+    budget = PrivacyBudget(5.0, 1e-4)
+    if cls is DPWinnowClassifier:
+        return budget, cls(budget=budget, random_state=0)
+    return budget, cls()
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+@given(X=arrays(np.float64, (6, 3), elements=st.floats(-1, 1)),
+       bad=st.sampled_from([np.nan, np.inf, -np.inf, 1.5, -7.0, 1e300]),
+       where=st.tuples(st.integers(0, 5), st.integers(0, 2)))
+def test_non_finite_or_out_of_range_features(cls, X, bad, where):
+    X = X.copy()
+    X[where] = bad
+    y = np.array([0, 1, 0, 1, 0, 1])
+    budget, clf = _budget_and_clf(cls)
+    with pytest.raises(ValueError, match=r"NaN|infinity|PublicBoundsClipper"):
+        clf.fit(X, y)
+    assert budget.spent.epsilon == 0.0 and not hasattr(clf, "classes_")
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+@given(n_classes=st.integers(3, 5))
+def test_multiclass_is_refused(cls, n_classes):
+    X = np.zeros((10, 2))
+    y = np.arange(10) % n_classes
+    budget, clf = _budget_and_clf(cls)
+    with pytest.raises(ValueError, match="Only binary classification is supported"):
+        clf.fit(X, y)
+    assert budget.spent.epsilon == 0.0
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_partial_fit_needs_classes_and_refuses_unseen_labels(cls):
+    X = np.zeros((4, 2))
+    budget, clf = _budget_and_clf(cls)
+    with pytest.raises(ValueError, match="classes must be passed"):
+        clf.partial_fit(X, [0, 1, 0, 1])
+    assert budget.spent.epsilon == 0.0
+    clf.partial_fit(X, [0, 1, 0, 1], classes=[0, 1])
+    spent = budget.spent.epsilon
+    with pytest.raises(ValueError, match="not in classes_"):
+        clf.partial_fit(X, [0, 2, 0, 1])
+    with pytest.raises(ValueError, match="features"):
+        clf.partial_fit(np.zeros((4, 3)), [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="differs"):
+        clf.partial_fit(X, [0, 1, 0, 1], classes=[0, 5])
+    assert budget.spent.epsilon == spent
+
+
+@given(eps=st.one_of(st.floats(max_value=0.0), st.just(np.inf), st.just(np.nan)),
+       delta=st.one_of(st.just(0.0), st.just(1.0), st.floats(min_value=1.0001, max_value=10)))
+def test_invalid_privacy_parameters(eps, delta):
+    budget = PrivacyBudget(5.0, 1e-4)
+    X, y = np.zeros((4, 2)), [0, 1, 0, 1]
+    for kwargs in (dict(epsilon=eps), dict(delta=delta)):
+        with pytest.raises(ValueError):
+            DPWinnowClassifier(budget=budget, **kwargs).fit(X, y)
+    assert budget.spent.epsilon == 0.0
+
+
+@given(X=arrays(np.float64, (5, 3), elements=st.floats(-3, 3)))
+def test_decision_list_needs_binary(X):
+    X[0, 0] = 0.5
+    budget = PrivacyBudget(5.0, 1e-4)
+    with pytest.raises(ValueError, match="binary"):
+        OnlineDecisionListClassifier(budget=budget).fit(X, [0, 1, 0, 1, 1])
+    assert budget.spent.epsilon == 0.0
+
+
+def test_wrong_shapes():
+    for cls in ESTIMATORS:
+        with pytest.raises(ValueError):
+            cls().fit(np.zeros(5), [0, 1, 0, 1, 0])
+        with pytest.raises(ValueError):
+            cls().fit(np.zeros((5, 2)), [0, 1, 0])
+        clf = cls().fit(np.zeros((4, 2)), [0, 1, 0, 1])
+        with pytest.raises(ValueError):
+            clf.predict(np.zeros((3, 5)))
