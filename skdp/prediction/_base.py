@@ -1,0 +1,207 @@
+"""What every query-budgeted private predictor shares: budget, exhaustion, copies.
+
+A *private predictor* (Dwork & Feldman 2018) keeps its labelled training sample
+secret and answers a stream of queries; the whole transcript of answers is
+(ε, δ)-differentially private with respect to the sample. Unlike a private
+learner, it pays privacy while *answering*, so the ledger lives in fitted state.
+
+The pattern (PERP predictors follow it too)
+-------------------------------------------
+* ``epsilon``, ``delta`` (parameters) are the guarantee of the whole transcript of
+  one fitted predictor. ``fit`` spends nothing: it builds a fresh ledger
+  ``budget_`` (a :class:`~skdp.accounting.PrivacyBudget` with total (ε, δ)) and
+  ``predict``/``score`` charge it as they release answers. ``budget_.spent`` is
+  the composed privacy loss of everything released so far, ``budget_.remaining``
+  what is left, and ``privacy_spent_`` mirrors ``budget_.spent``.
+* ``budget`` (optional parameter) is charged the same amounts at the same time,
+  so several predictors (e.g. the clones of a ``GridSearchCV``) on one dataset
+  spend from one total and stop with :class:`~skdp.exceptions.BudgetExhaustedError`.
+* **Exhaustion** raises :class:`QueryBudgetExhaustedError` (a
+  ``BudgetExhaustedError``). A call refused *before* any data-dependent step
+  leaves the predictor exactly as it was (nothing released). A call that runs out
+  *during* the stream (Yan's predictor: the cap on hard queries is reached inside
+  the batch) carries the answers already released in ``error.answers``; the
+  predictor's state includes them. Rolling such a call back would not be sound:
+  whether the cap is reached inside a batch depends on the data, and a retried
+  batch would either re-use noise already acted on or draw fresh noise for a
+  second, unpaid run.
+* **Copies.** ``sklearn.base.clone`` returns an *unfitted* predictor (it cannot
+  answer; refitting starts a new mechanism, which a shared ``budget`` accounts
+  for). ``copy.deepcopy`` and pickling keep the fitted state and the *same*
+  ledger ``budget_`` (a deep copy of a ``PrivacyBudget`` is a handle on the same
+  ledger; unpickling re-attaches in-process and restores the spent amount
+  elsewhere), so all copies together can never release more than (ε, δ). Each
+  copy gets a **fresh random generator** and drops any half-used mechanism
+  instance: two copies must never answer with the same noise, which would void
+  the composition argument. Hence a copy's answers differ from the original's.
+* ``score`` spends exactly like ``predict``; ``predict_proba`` and
+  ``decision_function`` are not offered (a vote fraction is not private).
+* Spend from one thread: the cap check and the ledger charge are each atomic, but
+  two copies starting their last allowed instance at the same moment could both
+  pass the check (the ledger then refuses whichever charge no longer fits).
+"""
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..accounting import PrivacyBudget
+from ..base import PrivateEstimatorMixin
+from ..exceptions import BudgetExhaustedError
+
+__all__ = ["QueryBudgetExhaustedError", "QueryBudgetedPredictor"]
+
+
+class QueryBudgetExhaustedError(BudgetExhaustedError):
+    """A predictor's query budget cannot pay for (the rest of) a ``predict`` call.
+
+    Attributes
+    ----------
+    answers : ndarray
+        The labels released by this call before the budget ran out (possibly
+        empty), in the order of the queries. They are part of the private
+        transcript and are already paid for.
+    n_answered : int
+        ``len(answers)``.
+    """
+
+    def __init__(self, message, answers=None):
+        super().__init__(message)
+        self.answers = np.asarray([] if answers is None else answers)
+        self.n_answered = int(self.answers.shape[0])
+
+
+class _StreamState:
+    """Per-copy mutable state of a fitted predictor (mutated in place by predict).
+
+    Copying (deepcopy, pickle) drops the active mechanism instance and replaces the
+    generator by a fresh one from OS entropy: no two copies share noise.
+    """
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.mechanism = None
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["rng"] = None
+        state["mechanism"] = None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.rng = np.random.default_rng()
+        self.mechanism = None
+
+
+class QueryBudgetedPredictor(PrivateEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Base class of skdp's binary private predictors (see the module docstring).
+
+    Subclasses implement ``_fit_private(X, y_pm)`` (y_pm in {−1, +1}) and
+    ``_answer(X)`` (returns ±1 labels or raises :class:`QueryBudgetExhaustedError`
+    with ±1 ``answers``), and charge through :meth:`_pay`.
+    """
+
+    # ---------------------------------------------------------------- tags / data
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = True
+        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.poor_score = True
+        return tags
+
+    def _validate_training_data(self, X, y, reset=True):
+        X, y = validate_data(self, X, y, reset=reset)
+        check_classification_targets(y)
+        if type_of_target(y) not in ("binary", "multiclass"):
+            raise ValueError(f"Unsupported target type {type_of_target(y)!r}.")
+        return X, y
+
+    def _set_classes(self, y, classes=None):
+        found = np.unique(y) if classes is None else np.unique(np.asarray(classes))
+        if found.size > 2:
+            raise ValueError(
+                "Only binary classification is supported by "
+                f"{type(self).__name__}; got {found.size} classes."
+            )
+        if found.size < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of 2 classes to train its teachers; "
+                f"got one class only: {found.tolist()}."
+            )
+        return found
+
+    def _to_pm(self, y):
+        unseen = ~np.isin(y, self.classes_)
+        if unseen.any():
+            raise ValueError(
+                f"y contains labels not in classes_ {self.classes_.tolist()}: "
+                f"{np.unique(np.asarray(y)[unseen]).tolist()}."
+            )
+        return np.where(y == self.classes_[1], 1, -1).astype(np.int8)
+
+    def _from_pm(self, labels):
+        return self.classes_[(np.asarray(labels) > 0).astype(np.intp)]
+
+    # ---------------------------------------------------------------- accounting
+    def _new_ledger(self, epsilon, delta):
+        self.budget_ = PrivacyBudget(epsilon, delta)
+
+    @property
+    def privacy_spent_(self):
+        """(ε, δ) spent so far from ``budget_`` — by this predictor and its copies."""
+        check_is_fitted(self, "budget_")
+        return self.budget_.spent
+
+    def _pay(self, epsilon, delta, label):
+        """Charge ``budget`` (if any), then ``budget_``; atomic for each ledger.
+
+        ``budget_`` always fits by construction (the caps are sized to it) unless a
+        copy sharing it spent first; then the user's charge is not rolled back (the
+        ledgers are append-only), which can only over-count.
+        """
+        full = f"{type(self).__name__}: {label}"
+        if not self.budget_.can_spend(epsilon, delta):
+            raise BudgetExhaustedError(
+                f"{full}: the predictor's ledger budget_ has {self.budget_.remaining} left."
+            )
+        if self.budget is not None:
+            self.budget.spend(epsilon, delta, label=full)
+        self.budget_.spend(epsilon, delta, label=full)
+
+    def _ledger_labels(self):
+        return [label or "" for _, _, label in self.budget_.charges]
+
+    # ---------------------------------------------------------------- public API
+    def predict(self, X):
+        """Answer the queries in ``X`` in order, spending from ``budget_``.
+
+        Returns
+        -------
+        y : ndarray of shape (n_queries,)
+            One label from ``classes_`` per row.
+
+        Raises
+        ------
+        QueryBudgetExhaustedError
+            When the query budget runs out; see the class docstring for what
+            ``error.answers`` holds and which state the predictor is left in.
+        """
+        check_is_fitted(self, "budget_")
+        X = validate_data(self, X, reset=False)
+        try:
+            labels = self._answer(X)
+        except QueryBudgetExhaustedError as exc:
+            exc.answers = self._from_pm(exc.answers) if exc.n_answered else exc.answers
+            raise
+        return self._from_pm(labels)
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy of :meth:`predict` on ``(X, y)``: **spends** like ``predict(X)``."""
+        return super().score(X, y, sample_weight=sample_weight)
+
+    def _answer(self, X):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+

@@ -1,0 +1,177 @@
+"""Teachers: one hypothesis per disjoint block, retrained with forced labels.
+
+Two backends with one interface — ``fit(forced_X, forced_y, through, only=None)``
+and ``vote(X)`` (fraction of teachers voting +1):
+
+* :class:`_ClassTeachers` wraps a :class:`~skdp.hypotheses.HypothesisClass`
+  (vectorised over all blocks);
+* :class:`_EstimatorTeachers` wraps any scikit-learn classifier, one clone per
+  block, forced labels appended as rows (weighted above the block when the
+  estimator's ``fit`` takes ``sample_weight``). Linear teachers are stacked into
+  one matrix for voting.
+"""
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils.validation import has_fit_parameter
+
+__all__ = []
+
+_CHUNK = 4096
+
+
+class _Blocks:
+    """The private rows, their ±1 labels and block ids (grows with partial_fit)."""
+
+    def __init__(self, X, y, blocks, n_blocks):
+        self.X = X
+        self.y = y
+        self.blocks = blocks
+        self.n_blocks = int(n_blocks)
+
+    def add(self, X, y, blocks_local, n_new):
+        self.X = np.concatenate([self.X, X])
+        self.y = np.concatenate([self.y, y])
+        self.blocks = np.concatenate([self.blocks, blocks_local + self.n_blocks])
+        self.n_blocks += int(n_new)
+
+
+def _partition(n, k, rng):
+    """Block ids for n rows: a uniformly random split into k blocks of sizes ⌊n/k⌋ or ⌈n/k⌉."""
+    blocks = np.empty(n, dtype=np.intp)
+    blocks[rng.permutation(n)] = np.arange(n) % k
+    return blocks
+
+
+class _ClassTeachers:
+    def __init__(self, hypotheses, data):
+        self.hypotheses = hypotheses
+        self.data = data
+        self.params = None
+
+    def fit(self, forced_X, forced_y, through=None, only=None):
+        d = self.data
+        if only is None:
+            self.params = self.hypotheses.fit_blocks(
+                d.X, d.y, d.blocks, d.n_blocks, forced_X=forced_X, forced_y=forced_y,
+                through=through,
+            )
+            return
+        only = np.asarray(only, dtype=np.intp)
+        if only.size == 0:
+            return
+        remap = np.full(d.n_blocks, -1, dtype=np.intp)
+        remap[only] = np.arange(only.size)
+        rows = remap[d.blocks] >= 0
+        new = self.hypotheses.fit_blocks(
+            d.X[rows], d.y[rows], remap[d.blocks[rows]], only.size,
+            forced_X=forced_X, forced_y=forced_y, through=through,
+        )
+        if self.params is None or len(self.params) < d.n_blocks:
+            grown = np.zeros((d.n_blocks, *np.shape(new)[1:]), dtype=np.asarray(new).dtype)
+            if self.params is not None:
+                grown[: len(self.params)] = self.params
+            self.params = grown
+        self.params[only] = new
+
+    def predict_one(self, x):
+        return self.hypotheses.predict_blocks(self.params, x[None, :])[:, 0]
+
+    def vote(self, X):
+        return self.hypotheses.vote(self.params, X)
+
+
+class _Constant:
+    """A teacher whose block (plus forced rows) holds one class only."""
+
+    def __init__(self, label):
+        self.label = int(label)
+
+    def predict(self, X):
+        return np.full(X.shape[0], self.label, dtype=np.int8)
+
+
+class _EstimatorTeachers:
+    def __init__(self, estimator, data):
+        self.estimator = estimator
+        self.data = data
+        self.models = []
+        self._weighted = has_fit_parameter(estimator, "sample_weight")
+        self._stack = None
+
+    def _fit_one(self, rows, forced_X, forced_y):
+        d = self.data
+        X, y = d.X[rows], d.y[rows]
+        w = np.ones(y.size)
+        if forced_X is not None and len(forced_X):
+            X = np.concatenate([X, forced_X])
+            y = np.concatenate([y, forced_y])
+            w = np.concatenate([w, np.full(len(forced_y), float(rows.size + 1))])
+        if np.unique(y).size < 2:
+            return _Constant(y[0] if y.size else 1)
+        model = clone(self.estimator)
+        if self._weighted:
+            model.fit(X, y, sample_weight=w)
+        else:
+            model.fit(X, y)
+        return model
+
+    def fit(self, forced_X, forced_y, through=None, only=None):
+        if through is not None and len(through):
+            raise ValueError("estimator teachers do not support mode='halfspace'.")
+        d = self.data
+        order = np.argsort(d.blocks, kind="stable")
+        bounds = np.searchsorted(d.blocks[order], np.arange(d.n_blocks + 1))
+        todo = range(d.n_blocks) if only is None else np.asarray(only, dtype=np.intp)
+        while len(self.models) < d.n_blocks:
+            self.models.append(None)
+        for b in todo:
+            self.models[b] = self._fit_one(order[bounds[b] : bounds[b + 1]], forced_X, forced_y)
+        self._stack = self._linear_stack()
+
+    def _linear_stack(self):
+        """(W, c, const) if every teacher is linear or constant, else None."""
+        rows, const = [], []
+        for m in self.models:
+            if isinstance(m, _Constant):
+                rows.append(None)
+                const.append(m.label)
+                continue
+            coef = getattr(m, "coef_", None)
+            classes = getattr(m, "classes_", None)
+            if coef is None or np.shape(coef)[0] != 1 or classes is None or len(classes) != 2:
+                return None
+            rows.append((np.ravel(coef), float(np.ravel(m.intercept_)[0]), classes))
+            const.append(0)
+        d = self.data.X.shape[1]
+        W = np.zeros((len(rows), d))
+        c = np.zeros(len(rows))
+        lo = np.zeros(len(rows))
+        hi = np.zeros(len(rows))
+        for i, r in enumerate(rows):
+            if r is None:
+                c[i] = 1.0 if const[i] > 0 else -1.0
+                lo[i] = hi[i] = const[i]
+            else:
+                W[i], c[i] = r[0], r[1]
+                lo[i], hi[i] = r[2][0], r[2][1]
+        return W, c, lo, hi
+
+    def predict_one(self, x):
+        return np.array([int(m.predict(x[None, :])[0]) for m in self.models], dtype=np.int8)
+
+    def vote(self, X):
+        k = len(self.models)
+        if self._stack is not None:
+            W, c, lo, hi = self._stack
+            out = np.empty(X.shape[0])
+            step = max(1, 4_000_000 // max(k, 1))
+            for s in range(0, X.shape[0], step):
+                dec = X[s : s + step] @ W.T + c  # (q, k)
+                labels = np.where(dec > 0, hi, lo)
+                out[s : s + step] = np.count_nonzero(labels > 0, axis=1) / k
+            return out
+        total = np.zeros(X.shape[0])
+        for m in self.models:
+            total += np.asarray(m.predict(X)) > 0
+        return total / k

@@ -1,0 +1,32 @@
+"""scikit-learn's estimator checks for the query-budgeted predictors."""
+
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from skdp.prediction import PrivatePredictor, SubsampleAggregatePredictor
+
+_PICKLE_REASON = (
+    "a copy of a fitted predictor must not reuse the original's noise (that would void "
+    "the composition argument), so an unpickled predictor answers with a fresh generator"
+)
+EXPECTED = {
+    "check_estimators_pickle": _PICKLE_REASON,
+    "check_estimators_pickle(readonly_memmap=True)": _PICKLE_REASON,
+}
+
+
+def _expected(estimator):
+    return EXPECTED
+
+
+@parametrize_with_checks(
+    [
+        # Check data has ~30-300 rows, far below the thousands of teachers the
+        # BetweenThresholds gap needs: the predictor warns and answers coin flips.
+        PrivatePredictor(random_state=0),
+        # A generous plan of queries: the checks call predict many times.
+        SubsampleAggregatePredictor(epsilon=50.0, n_queries=100_000, random_state=0),
+    ],
+    expected_failed_checks=_expected,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

@@ -1,0 +1,100 @@
+"""Statistical privacy audit of the whole PrivatePredictor (fit + a stream of queries).
+
+Neighbouring labelled samples differ in one row. Each output of the audited
+mechanism is the full transcript of a fresh predictor — ``fit`` (random partition,
+teachers) and ``predict`` on a fixed query stream — encoded per query as 0 / 1 (the
+released label) or 2 (refused: cap reached). Design (fixed before sampling):
+one-row teachers (n = k), so the vote on the query is the fraction of positive rows;
+D has it just below t_l = 3/8 and D' (one label flipped) just above, the place
+where BetweenThresholds works hardest. Events are chosen on a pilot sample by
+skdp.audit (likelihood-ratio events), α = 1e-6, claimed (ε, δ) of the predictor.
+
+Negative control: the same predictor whose BetweenThresholds draws no noise. Its
+transcripts on D and D' are disjoint, and the same audit must catch it.
+"""
+
+import numpy as np
+import pytest
+
+from skdp.audit import audit_mechanism
+from skdp.mechanisms.between_thresholds import BetweenThresholds
+from skdp.prediction import PrivatePredictor, QueryBudgetExhaustedError, shrinkage_parameters
+
+EPSILON, DELTA, CAP = 1.0, 1e-2, 1
+K = shrinkage_parameters(EPSILON, DELTA, CAP)["min_teachers"]
+N_QUERIES = 4
+QUERIES = np.zeros((N_QUERIES, 1))
+ALPHA = 1e-6
+
+
+class _NoiselessBT(BetweenThresholds):
+    @property
+    def _threshold_noise_scale(self):
+        return 0.0
+
+    @property
+    def _query_noise_scale(self):
+        return 0.0
+
+
+class NoNoisePredictor(PrivatePredictor):
+    """Broken: BetweenThresholds without threshold or query noise."""
+
+    def _new_mechanism(self, sensitivity):
+        return _NoiselessBT(0.375, 0.625, self.epsilon_bt_, self.delta_bt_,
+                            sensitivity=sensitivity, random_state=self.state_.rng)
+
+
+def _datasets():
+    # Rows at x = 0 with labels; a one-row teacher predicts its own label everywhere.
+    p = int(np.floor(0.375 * K))  # p/K < 3/8 ≤ (p+1)/K
+    assert p / K < 0.375 <= (p + 1) / K
+    y0 = np.zeros(K, dtype=int)
+    y0[:p] = 1
+    y1 = y0.copy()
+    y1[p] = 1
+    return y0, y1
+
+
+def _transcripts(cls):
+    from skdp.hypotheses import Thresholds
+
+    X = np.zeros((K, 1))
+
+    def sample(y, n, rng):
+        out = np.empty((n, N_QUERIES), dtype=np.int8)
+        for i in range(n):
+            clf = cls(Thresholds(), epsilon=EPSILON, delta=DELTA, max_hard_queries=CAP,
+                      n_teachers=K, random_state=rng)
+            clf.fit(X, y)
+            try:
+                answers = clf.predict(QUERIES)
+            except QueryBudgetExhaustedError as exc:
+                answers = exc.answers
+            out[i] = 2
+            out[i, : len(answers)] = answers
+        return out
+
+    return sample
+
+
+def test_private_predictor_passes_audit():
+    y0, y1 = _datasets()
+    result = audit_mechanism(_transcripts(PrivatePredictor), y0, y1, n_samples=1000,
+                             n_pilot=300, alpha=ALPHA, delta=DELTA, random_state=1)
+    assert result.epsilon_lower_bound <= EPSILON, str(result)
+
+
+def test_audit_catches_predictor_without_noise():
+    y0, y1 = _datasets()
+    result = audit_mechanism(_transcripts(NoNoisePredictor), y0, y1, n_samples=300,
+                             n_pilot=100, alpha=ALPHA, delta=DELTA, random_state=2)
+    assert result.epsilon_lower_bound > EPSILON, str(result)
+
+
+@pytest.mark.slow
+def test_private_predictor_passes_long_audit():
+    y0, y1 = _datasets()
+    result = audit_mechanism(_transcripts(PrivatePredictor), y0, y1, n_samples=40_000,
+                             n_pilot=10_000, alpha=ALPHA, delta=DELTA, random_state=3)
+    assert result.epsilon_lower_bound <= EPSILON, str(result)
