@@ -1,7 +1,7 @@
 """
-=====================================================================
+==========================================================================
 Private prediction with a query budget: Yan's predictor vs the √T baseline
-=====================================================================
+==========================================================================
 
 A *private predictor* keeps its labelled training sample secret and answers a
 stream of queries; the whole transcript of answers is (ε, δ)-differentially

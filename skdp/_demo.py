@@ -107,7 +107,15 @@ def _svt_row(rng, budget):
     }
 
 
-DEMO_ROWS = [_count_row, _mean_row, _stump_row, _svt_row]
+def _learner_rows():
+    from .decision_list._demo import demo_row as decision_list_row
+    from .linear._demo import demo_row as winnow_row
+    from .prediction._demo import demo_row as prediction_row
+
+    return [decision_list_row, winnow_row, prediction_row]
+
+
+DEMO_ROWS = [_count_row, _mean_row, _stump_row, _svt_row, *_learner_rows()]
 
 
 def _table(rows, columns):

@@ -1,0 +1,21 @@
+"""Decision lists: Rivest's greedy cover and Bun & Fang's DP-GreedyCover.
+
+* :class:`GreedyDecisionListClassifier` — non-private greedy cover (Rivest 1987).
+* :class:`DPDecisionListClassifier` — DP-GreedyCover (Bun & Fang, Alg 1), private by
+  EMCover (Lemma 18) or basic composition.
+* :class:`ConjunctionFeatures` — all conjunctions of ≤ k literals, to learn
+  k-decision lists with either classifier.
+
+The estimators need binary (0/1) features: put
+:class:`skdp.preprocessing.PublicBoundsBinarizer` in front of real-valued data.
+"""
+
+from ._classes import DPDecisionListClassifier, GreedyDecisionListClassifier, emcover_step_epsilon
+from ._conjunctions import ConjunctionFeatures
+
+__all__ = [
+    "ConjunctionFeatures",
+    "DPDecisionListClassifier",
+    "GreedyDecisionListClassifier",
+    "emcover_step_epsilon",
+]
