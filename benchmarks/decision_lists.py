@@ -51,8 +51,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
+from skdp.datasets import breast_cancer_public_bounds, planted_decision_list
 from skdp.decision_list import DPDecisionListClassifier, GreedyDecisionListClassifier
-from skdp.decision_list._datasets import breast_cancer_public_bounds, planted_decision_list
 from skdp.preprocessing import PublicBoundsBinarizer
 
 EPSILONS = (0.1, 0.5, 1.0, 2.0, 4.0, 8.0)

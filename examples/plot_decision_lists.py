@@ -30,6 +30,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier
 
 from skdp import PrivacyBudget
+from skdp.datasets import breast_cancer_public_bounds
 from skdp.decision_list import (
     ConjunctionFeatures,
     DPDecisionListClassifier,
@@ -38,24 +39,7 @@ from skdp.decision_list import (
 from skdp.preprocessing import PublicBoundsBinarizer
 
 data = load_breast_cancer()
-ranges = {
-    "mean radius": (6.981, 28.11), "mean texture": (9.71, 39.28),
-    "mean perimeter": (43.79, 188.5), "mean area": (143.5, 2501.0),
-    "mean smoothness": (0.053, 0.163), "mean compactness": (0.019, 0.345),
-    "mean concavity": (0.0, 0.427), "mean concave points": (0.0, 0.201),
-    "mean symmetry": (0.106, 0.304), "mean fractal dimension": (0.05, 0.097),
-    "radius error": (0.112, 2.873), "texture error": (0.36, 4.885),
-    "perimeter error": (0.757, 21.98), "area error": (6.802, 542.2),
-    "smoothness error": (0.002, 0.031), "compactness error": (0.002, 0.135),
-    "concavity error": (0.0, 0.396), "concave points error": (0.0, 0.053),
-    "symmetry error": (0.008, 0.079), "fractal dimension error": (0.001, 0.03),
-    "worst radius": (7.93, 36.04), "worst texture": (12.02, 49.54),
-    "worst perimeter": (50.41, 251.2), "worst area": (185.2, 4254.0),
-    "worst smoothness": (0.071, 0.223), "worst compactness": (0.027, 1.058),
-    "worst concavity": (0.0, 1.252), "worst concave points": (0.0, 0.291),
-    "worst symmetry": (0.156, 0.664), "worst fractal dimension": (0.055, 0.208),
-}
-bounds = np.array([ranges[name] for name in data.feature_names])
+bounds = breast_cancer_public_bounds(data.feature_names)
 X, y = data.data, data.target
 
 

@@ -1,6 +1,6 @@
 """``skdp demo`` row: a private decision list next to the non-private greedy one."""
 
-from ._datasets import planted_decision_list
+from ..datasets import planted_decision_list
 
 __all__ = ["demo_row"]
 

@@ -1,4 +1,9 @@
-"""Data helpers for the decision-list demo, example, tests and benchmark."""
+"""Datasets for examples, tests and benchmarks: public feature bounds and planted models.
+
+Private learners need public bounds for their preprocessing; the helpers here
+provide documented ones for sklearn's bundled datasets, and synthetic data whose
+ground truth is known (so accuracy has a ceiling to compare against).
+"""
 
 import numpy as np
 
