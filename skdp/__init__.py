@@ -11,6 +11,8 @@ decision_list
     Private and greedy decision lists (Bun & Fang DP-GreedyCover), k-conjunction features.
 linear
     Winnow, ConfidentWinnow, DP-Winnow and online private decision lists (Bun & Fang).
+online
+    Online learning of Littlestone classes: SOA, base-learner protocol, adversaries.
 prediction
     Query-budgeted private predictors (Yan; subsample-and-aggregate baseline).
 hypotheses
@@ -40,6 +42,7 @@ from .linear import (
     OnlineDecisionListClassifier,
     WinnowClassifier,
 )
+from .online import SOAClassifier
 from .prediction import (
     PrivatePredictor,
     QueryBudgetExhaustedError,
@@ -63,6 +66,7 @@ __all__ = [
     "PrivacyWarning",
     "PrivatePredictor",
     "QueryBudgetExhaustedError",
+    "SOAClassifier",
     "SubsampleAggregatePredictor",
     "WinnowClassifier",
     "__version__",

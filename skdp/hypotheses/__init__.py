@@ -27,12 +27,32 @@ from ._base import HypothesisClass
 from .finite import FiniteClass
 from .geometric import Halfspaces, Rectangles
 from .line import Intervals, Thresholds
+from .littlestone import (
+    FiniteVersionSpace,
+    PointVersionSpace,
+    ThresholdVersionSpace,
+    interval_class,
+    littlestone_dimension,
+    point_class,
+    soa_predict,
+    threshold_class,
+    version_space,
+)
 
 __all__ = [
     "FiniteClass",
+    "FiniteVersionSpace",
     "Halfspaces",
     "HypothesisClass",
     "Intervals",
+    "PointVersionSpace",
     "Rectangles",
+    "ThresholdVersionSpace",
     "Thresholds",
+    "interval_class",
+    "littlestone_dimension",
+    "point_class",
+    "soa_predict",
+    "threshold_class",
+    "version_space",
 ]
