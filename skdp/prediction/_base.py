@@ -41,8 +41,11 @@ The pattern (PERP predictors follow it too)
   pass the check (the ledger then refuses whichever charge no longer fits).
 """
 
+import numbers
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -102,6 +105,12 @@ class QueryBudgetedPredictor(PrivateEstimatorMixin, ClassifierMixin, BaseEstimat
     ``_answer(X)`` (returns ±1 labels or raises :class:`QueryBudgetExhaustedError`
     with ±1 ``answers``), and charge through :meth:`_pay`.
     """
+
+    _parameter_constraints: dict = {
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+        "budget": [PrivacyBudget, None],
+        "random_state": ["random_state", np.random.Generator],
+    }
 
     # ---------------------------------------------------------------- tags / data
     def __sklearn_tags__(self):

@@ -11,11 +11,23 @@ and ``vote(X)`` (fraction of teachers voting +1):
   one matrix for voting.
 """
 
+import numbers
+
 import numpy as np
 from sklearn.base import clone
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import has_fit_parameter
 
+from ..hypotheses import HypothesisClass
+
 __all__ = []
+
+# Constraints of the teacher parameters every ensemble predictor takes.
+TEACHER_PARAMETER_CONSTRAINTS = {
+    "hypotheses": [HypothesisClass, None],
+    "estimator": "no_validation",
+    "n_teachers": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
+}
 
 _CHUNK = 4096
 

@@ -11,12 +11,18 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_generator
-from ..accounting import PrivacyBudget, calibrate, compose
+from ..accounting import calibrate, compose
 from ..exceptions import BudgetExhaustedError, PrivacyParameterError, PrivacyWarning
-from ..hypotheses import Halfspaces, HypothesisClass
+from ..hypotheses import Halfspaces
 from ..mechanisms.between_thresholds import BetweenThresholds
 from ._base import QueryBudgetedPredictor, QueryBudgetExhaustedError, _StreamState
-from ._teachers import _Blocks, _ClassTeachers, _EstimatorTeachers, _partition
+from ._teachers import (
+    TEACHER_PARAMETER_CONSTRAINTS,
+    _Blocks,
+    _ClassTeachers,
+    _EstimatorTeachers,
+    _partition,
+)
 
 __all__ = ["PrivatePredictor", "shrinkage_parameters"]
 
@@ -210,16 +216,12 @@ class PrivatePredictor(QueryBudgetedPredictor):
     True
     """
 
-    _parameter_constraints = {
-        "hypotheses": [HypothesisClass, None],
-        "estimator": "no_validation",
-        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+    _parameter_constraints: dict = {
+        **QueryBudgetedPredictor._parameter_constraints,
+        **TEACHER_PARAMETER_CONSTRAINTS,
         "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "n_teachers": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "max_hard_queries": [Interval(numbers.Integral, 1, 10_000, closed="both")],
         "mode": [StrOptions({"oblivious", "halfspace"})],
-        "budget": [PrivacyBudget, None],
-        "random_state": ["random_state", np.random.Generator],
     }
 
     def __init__(

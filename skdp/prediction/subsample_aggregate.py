@@ -6,16 +6,22 @@ import numbers
 
 import numpy as np
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_generator
-from ..accounting import PrivacyBudget, calibrate, compose
+from ..accounting import calibrate, compose
 from ..exceptions import BudgetExhaustedError
-from ..hypotheses import Halfspaces, HypothesisClass
+from ..hypotheses import Halfspaces
 from ..mechanisms.laplace import geometric_mechanism
 from ._base import QueryBudgetedPredictor, QueryBudgetExhaustedError, _StreamState
-from ._teachers import _Blocks, _ClassTeachers, _EstimatorTeachers, _partition
+from ._teachers import (
+    TEACHER_PARAMETER_CONSTRAINTS,
+    _Blocks,
+    _ClassTeachers,
+    _EstimatorTeachers,
+    _partition,
+)
 
 __all__ = ["SubsampleAggregatePredictor"]
 
@@ -99,15 +105,11 @@ class SubsampleAggregatePredictor(QueryBudgetedPredictor):
     (100, True)
     """
 
-    _parameter_constraints = {
-        "hypotheses": [HypothesisClass, None],
-        "estimator": "no_validation",
-        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+    _parameter_constraints: dict = {
+        **QueryBudgetedPredictor._parameter_constraints,
+        **TEACHER_PARAMETER_CONSTRAINTS,
         "delta": [Interval(numbers.Real, 0, 1, closed="left")],
         "n_queries": [Interval(numbers.Integral, 1, None, closed="left")],
-        "n_teachers": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
-        "budget": [PrivacyBudget, None],
-        "random_state": ["random_state", np.random.Generator],
     }
 
     def __init__(
