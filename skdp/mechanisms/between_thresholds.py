@@ -26,7 +26,8 @@ from .._validation import (
 )
 from ..exceptions import MechanismHaltedError, PrivacyParameterError
 from ._query_noise import BufferedQueryNoise
-from .stopper import Stopper, _laplace
+from .laplace import _laplace_or_zero
+from .stopper import Stopper
 
 __all__ = ["BetweenThresholds", "ChallengeBT"]
 
@@ -178,7 +179,7 @@ class BetweenThresholds(BufferedQueryNoise):
                 f"({self._gap_rule}). Widen the gap, or raise ε / δ."
             )
         self._rng = check_generator(random_state)
-        mu = _laplace(self._threshold_noise_scale, None, self._rng)
+        mu = _laplace_or_zero(self._threshold_noise_scale, None, self._rng)
         self._noisy_lower = self.t_lower + mu
         self._noisy_upper = self.t_upper - mu
         self.n_queries = 0
@@ -303,8 +304,8 @@ class BetweenThresholds(BufferedQueryNoise):
         proto = cls(t_lower, t_upper, epsilon, delta, random_state=random_state, **params)
         values = check_finite_array(values, name="values", ndim=1)
         rng = proto._rng
-        mu = _laplace(proto._threshold_noise_scale, (n_runs, 1), rng)
-        noisy = values + _laplace(proto._query_noise_scale, (n_runs, values.size), rng)
+        mu = _laplace_or_zero(proto._threshold_noise_scale, (n_runs, 1), rng)
+        noisy = values + _laplace_or_zero(proto._query_noise_scale, (n_runs, values.size), rng)
         codes = cls._classify(noisy, proto.t_lower + mu, proto.t_upper - mu)
         hard = codes == HARD
         hard_before = np.cumsum(hard, axis=1) - hard
@@ -603,11 +604,11 @@ class ChallengeBT:
         values = check_finite_array(values, name="values", ndim=1)
         rng = proto._bt._rng
         bt, st = proto._bt, proto._stopper
-        mu = _laplace(bt._threshold_noise_scale, (n_runs, 1), rng)  # 0: Stemmer's BT
-        noisy = values + _laplace(bt._query_noise_scale, (n_runs, values.size), rng)
+        mu = _laplace_or_zero(bt._threshold_noise_scale, (n_runs, 1), rng)  # 0: Stemmer's BT
+        noisy = values + _laplace_or_zero(bt._query_noise_scale, (n_runs, values.size), rng)
         codes = bt._classify(noisy, bt.t_lower + mu, bt.t_upper - mu)
         mediums = np.cumsum(codes == HARD, axis=1)
-        stop_noise = _laplace(st._query_noise_scale, (n_runs, values.size), rng)
+        stop_noise = _laplace_or_zero(st._query_noise_scale, (n_runs, values.size), rng)
         stop = (mediums + stop_noise >= st.threshold).astype(np.int8)
         stop[:, proto.max_steps :] = NOT_ANSWERED
         halted_before = np.cumsum(stop == 1, axis=1) - (stop == 1)

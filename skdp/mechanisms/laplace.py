@@ -45,6 +45,17 @@ def laplace_noise(scale, size=None, random_state=None):
     return rng.laplace(0.0, scale, size=size)
 
 
+def _laplace_or_zero(scale, size, rng):
+    """Laplace(scale) noise, or exactly 0 without drawing when scale is 0.
+
+    For mechanisms whose calibration may have no noise in one place (Stemmer's
+    BetweenThresholds perturbs no threshold) and for test variants that remove it.
+    """
+    if scale == 0:
+        return np.zeros(size) if size is not None else 0.0
+    return laplace_noise(scale, size=size, random_state=rng)
+
+
 def laplace_mechanism(values, epsilon, sensitivity=1.0, random_state=None):
     """Release ``values + Laplace(sensitivity / epsilon)`` noise, element-wise.
 

@@ -20,20 +20,10 @@ from .._validation import (
     check_positive_int,
 )
 from ..exceptions import MechanismHaltedError, PrivacyParameterError
-from .laplace import laplace_noise
+from .laplace import _laplace_or_zero
 from .sparse_vector import AboveThreshold
 
 __all__ = ["Stopper"]
-
-
-def _laplace(scale, size, rng):
-    """Laplace(scale) noise from :func:`laplace_noise`; exactly 0 when scale is 0.
-
-    Scale 0 only occurs in deliberately broken test variants.
-    """
-    if scale == 0:
-        return np.zeros(size) if size is not None else 0.0
-    return laplace_noise(scale, size=size, random_state=rng)
 
 
 class _OwnedAboveThreshold(AboveThreshold):
@@ -215,8 +205,8 @@ class Stopper:
         inc = check_finite_array(increments, name="increments", ndim=1)
         rng = proto._svt._rng
         sums = initial_count + np.cumsum(inc)
-        noisy_t = threshold + _laplace(proto._threshold_noise_scale, (n_runs, 1), rng)
-        noisy = sums + _laplace(proto._query_noise_scale, (n_runs, inc.size), rng)
+        noisy_t = threshold + _laplace_or_zero(proto._threshold_noise_scale, (n_runs, 1), rng)
+        noisy = sums + _laplace_or_zero(proto._query_noise_scale, (n_runs, inc.size), rng)
         above = noisy >= noisy_t
         return np.where(above.any(axis=1), above.argmax(axis=1), inc.size).astype(np.int64)
 
