@@ -137,6 +137,9 @@ def _check_label(y):
 
 
 # ----------------------------------------------------------------- finite (exact)
+_LABEL_MEMO_SIZE = 4096
+
+
 class _FiniteOracle:
     """Shared, memoised Ldim of bitmask version spaces of one label matrix."""
 
@@ -159,6 +162,9 @@ class _FiniteOracle:
         self.distinct_pos = list(dict.fromkeys(self.pos))
         self.full = (1 << self.n_hypotheses) - 1
         self.memo = {}
+        # SOA labels per version space: learners that keep many copies (DP-SOA, Li–Wang–Ye)
+        # reach the same mask along different sequences; bounded, cleared when full.
+        self.label_memo = {}
 
     def ldim(self, mask):
         if mask == 0:
@@ -266,6 +272,10 @@ class FiniteVersionSpace:
     def _all_labels(self):
         if self._labels is None:
             o, m = self._oracle, self._mask
+            cached = o.label_memo.get(m)
+            if cached is not None:
+                self._labels = cached
+                return cached
             out = np.empty(o.n_domain, dtype=np.int8)
             by_col = {}
             for x, p in enumerate(o.pos):
@@ -275,6 +285,10 @@ class FiniteVersionSpace:
                     lab = _soa_label(o.ldim(a), o.ldim(b), a.bit_count(), b.bit_count())
                     by_col[p] = lab
                 out[x] = lab
+            out.setflags(write=False)  # shared between version spaces with this mask
+            if len(o.label_memo) >= _LABEL_MEMO_SIZE:
+                o.label_memo.clear()
+            o.label_memo[m] = out
             self._labels = out
         return self._labels
 

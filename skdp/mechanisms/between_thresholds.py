@@ -453,8 +453,10 @@ class ChallengeBT:
                 "max(32Δ/ε·√(k·ln(4/δ)) [Alg. 4], 16Δ/ε·√(k'·ln(4/δ)) [Thm 4.3 for the inner "
                 f"BetweenThresholds with (ε, δ/2, k' = {self.k_prime})])."
             )
-        rng = check_generator(random_state)
-        self._stopper = Stopper(eps, delta, k, random_state=rng)
+        # Separate streams for the two mechanisms: drawn from one generator, their
+        # interleaved draws would depend on how the queries are batched into blocks.
+        bt_rng, stop_rng = check_generator(random_state).spawn(2)
+        self._stopper = Stopper(eps, delta, k, random_state=stop_rng)
         self._bt = _NeverHaltingBT.__new__(_NeverHaltingBT)
         self._bt._owner = self
         self._bt.__init__(
@@ -465,7 +467,7 @@ class ChallengeBT:
             sensitivity=self.sensitivity,
             calibration="stemmer",
             max_hard=self.k_prime,
-            random_state=rng,
+            random_state=bt_rng,
         )
         self._flag = True
         self.n_stop_queries = 0

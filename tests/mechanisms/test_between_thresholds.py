@@ -327,7 +327,7 @@ def test_challenge_bt_flag_rule_and_halting():
 
 
 def test_challenge_bt_step_cap():
-    c = cbt(max_steps=5, seed=2)
+    c = cbt(max_steps=5, seed=0)
     for _ in range(5):
         assert c.stop_query() is False  # nothing counted yet, noise rarely reaches k = 15
     assert c.halted
@@ -346,6 +346,27 @@ def test_challenge_bt_process_matches_single_queries():
         stops_b.append(b.stop_query())
     assert codes.tolist() == codes_b
     assert stops.tolist() == stops_b
+
+
+def test_challenge_bt_blocks_give_the_same_answers_as_one_pass():
+    # Values around both thresholds, so both noise streams decide answers: the BT and
+    # the Stopper draw from separate generators, hence batching cannot reorder draws.
+    probe = cbt(max_steps=400, seed=6)
+    rng = np.random.default_rng(1)
+    values = rng.uniform(probe.t_lower - 50, probe.t_upper + 50, size=300)
+    whole = cbt(max_steps=400, seed=6)
+    codes, stops = whole.process(values)
+    split = cbt(max_steps=400, seed=6)
+    got_codes, got_stops, start = [], [], 0
+    for size in (1, 7, 2, 50, 3, 300):
+        if split.halted or start >= codes.size:
+            break
+        c, s = split.process(values[start : start + size])
+        got_codes.append(c)
+        got_stops.append(s)
+        start += c.size
+    assert np.concatenate(got_codes).tolist() == codes.tolist()
+    assert np.concatenate(got_stops).tolist() == stops.tolist()
 
 
 def test_challenge_bt_process_ignores_first_query_when_flag_is_down():
