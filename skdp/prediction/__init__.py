@@ -16,13 +16,19 @@ every query-budgeted predictor follows.
 """
 
 from ._base import QueryBudgetedPredictor, QueryBudgetExhaustedError
+from ._perp_parameters import PERPParameters, perp_parameters
+from .perp import DecisionStumpPERPClassifier, RectanglesPERPClassifier
 from .shrinkage import PrivatePredictor, shrinkage_parameters
 from .subsample_aggregate import SubsampleAggregatePredictor
 
 __all__ = [
+    "DecisionStumpPERPClassifier",
+    "PERPParameters",
     "PrivatePredictor",
     "QueryBudgetExhaustedError",
     "QueryBudgetedPredictor",
+    "RectanglesPERPClassifier",
     "SubsampleAggregatePredictor",
+    "perp_parameters",
     "shrinkage_parameters",
 ]

@@ -1,0 +1,548 @@
+"""Stemmer's private truly-everlasting robust predictors (PERP): rectangles and stumps."""
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_generator
+from ..exceptions import BudgetExhaustedError, PrivacyParameterError, PrivacyWarning
+from ..mechanisms.exponential import exponential_mechanism
+from ..mechanisms.laplace import discrete_laplace
+from ._base import QueryBudgetedPredictor, QueryBudgetExhaustedError, _StreamState
+from ._perp_parameters import perp_parameters
+from ._perp_phase import RectanglesRun
+
+__all__ = ["DecisionStumpPERPClassifier", "RectanglesPERPClassifier"]
+
+#: Above this many rows a preset's initial-sample need is not a dataset anyone has:
+#: the paper preset refuses (instead of silently answering data-independently).
+_IMPOSSIBLE_ROWS = 10**9
+#: Phase 1 may buffer up to t_1 labelled queries (its dataset D); refuse beyond this.
+_MAX_PHASE_ROWS = 2 * 10**9
+
+_PERP_CONSTRAINTS = {
+    **QueryBudgetedPredictor._parameter_constraints,
+    "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "gamma": [Interval(numbers.Real, 0, 1, closed="right")],
+    "preset": [StrOptions({"paper", "practical"})],
+    "slice_size": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    "max_hard": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    "threshold": [Interval(numbers.Real, 0, None, closed="neither"), None],
+    "first_phase_length": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    "verbose": ["verbose"],
+}
+
+
+class _PERPBase(QueryBudgetedPredictor):
+    """Shared fitting, answering and accounting of the PERP predictors.
+
+    Subclasses provide ``_schedule(epsilon, delta, n_features)``, ``_rows_needed``,
+    ``_initial_delta`` and ``_start_run(X, y_pm, rng)`` (returns the run and the
+    column indices the run sees).
+    """
+
+    _parameter_constraints: dict = _PERP_CONSTRAINTS
+    #: The running mechanism's class (a hook for the privacy audits' broken variants).
+    _run_class = RectanglesRun
+
+    def __init__(self, epsilon=1.0, delta=1e-6, alpha=0.1, beta=0.05, gamma=0.5, *,
+                 preset="practical", slice_size=None, max_hard=None, threshold=None,
+                 first_phase_length=None, budget=None, random_state=None, verbose=0):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.alpha = alpha
+        self.beta = beta
+        self.gamma = gamma
+        self.preset = preset
+        self.slice_size = slice_size
+        self.max_hard = max_hard
+        self.threshold = threshold
+        self.first_phase_length = first_phase_length
+        self.budget = budget
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ fitting
+    def _perp_parameters(self, epsilon, delta, alpha, beta, n_features):
+        return perp_parameters(
+            epsilon, delta, alpha, beta, self.gamma, n_features, preset=self.preset,
+            n_phases=3, slice_size=self.slice_size, max_hard=self.max_hard,
+            threshold=self.threshold, first_phase_length=self.first_phase_length,
+        )
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Store the initial labelled sample; spends nothing (answers pay).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Two labels; ``classes_[1]`` (the larger) is the positive class.
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, y)
+
+    def _fit(self, X, y, classes=None):
+        epsilon, delta = self._check_privacy_params()
+        if delta == 0:
+            raise PrivacyParameterError(
+                f"{type(self).__name__} needs δ > 0 (ChallengeBT, Stopper and RSC are (ε, δ)).")
+        X, y = self._validate_training_data(X, y, reset=True)
+        classes = self._set_classes(y, classes)
+        params = self._schedule(epsilon, delta, X.shape[1])
+        self.classes_ = classes
+        y_pm = self._to_pm(y)
+        self.parameters_ = params
+        self.initial_sample_size_ = self._rows_needed(params, X.shape[1])
+        self._new_ledger(epsilon, delta)
+        state = _StreamState(check_generator(self.random_state))
+        state.X, state.y = X, y_pm
+        state.started = False
+        state.n_answered = 0
+        state.n_stream = 0
+        state.phase, state.step, state.n_reexecutions = 1, 0, 0
+        self.state_ = state
+        self._check_sample(stacklevel=4)
+        return self
+
+    def _check_sample(self, stacklevel):
+        n, need = self.state_.X.shape[0], self.initial_sample_size_
+        params = self.parameters_
+        if n < need:
+            if self.preset == "paper" and need > _IMPOSSIBLE_ROWS:
+                raise ValueError(
+                    f"{type(self).__name__}(preset='paper') needs {need:.3g} labelled rows "
+                    f"(and phases of {params.first_phase_length:.3g} queries) at these ε, δ, "
+                    f"α, β, γ, d — the paper's constants; got {n}. Use preset='practical' "
+                    "(same mechanisms and privacy proof, smaller utility constants) or see "
+                    "perp_parameters for what each preset needs."
+                )
+            warnings.warn(
+                f"{type(self).__name__}: {n} labelled rows are fewer than the {need} the "
+                f"first phase needs (preset={self.preset!r}); until partial_fit adds rows the "
+                f"predictor answers classes_[0] = {self.classes_[0]} to every query, without "
+                "looking at the data and without spending privacy.",
+                PrivacyWarning,
+                stacklevel=stacklevel,
+            )
+        elif params.first_phase_length * params.n_features > _MAX_PHASE_ROWS:
+            raise ValueError(
+                f"{type(self).__name__}: phase 1 lasts {params.first_phase_length:.3g} queries "
+                "and may have to store each of them; refusing to start a mechanism that "
+                "cannot hold its own phase in memory."
+            )
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None):
+        """Append labelled rows to the initial sample (before the first answered query).
+
+        The first call is ``fit`` (``classes`` required). Later calls before any
+        query has been answered from the data pool the rows, so ``fit`` on the
+        concatenation and a sequence of ``partial_fit`` calls give the same
+        predictor (same ``random_state``). Once the mechanism has started, the
+        initial sample is held by running mechanisms (RSC slices, ChallengeBT
+        copies) and cannot grow: a ``ValueError`` is raised, nothing changes.
+
+        Returns
+        -------
+        self
+        """
+        if not hasattr(self, "budget_"):
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            return self._fit(X, y, classes=classes)
+        X, y = self._validate_training_data(X, y, reset=False)
+        if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(f"classes {list(classes)} differ from classes_ "
+                             f"{self.classes_.tolist()} of the first call.")
+        y_pm = self._to_pm(y)
+        state = self.state_
+        if state.started:
+            raise ValueError(
+                f"{type(self).__name__}: the initial sample is already in use by the running "
+                f"mechanism ({state.n_stream} queries answered from it); it cannot grow. "
+                "Fit a new predictor (a new mechanism, charged anew) to use more rows."
+            )
+        state.X = np.concatenate([state.X, X])
+        state.y = np.concatenate([state.y, y_pm])
+        self._check_sample(stacklevel=4)
+        return self
+
+    # ------------------------------------------------------------------ answering
+    def _ready(self):
+        state = self.state_
+        return state.started or state.X.shape[0] >= self.initial_sample_size_
+
+    def _start(self):
+        state = self.state_
+        eps0, delta0 = self._initial_privacy()
+        self._pay_or_refuse(eps0, delta0, "initial sample (phase-1 slices)")
+        state.started = True
+        state.mechanism, state.columns = self._start_run(state.X, state.y, state.rng)
+        state.X = state.y = None  # held by the mechanism now; never used again
+
+    def _pay_or_refuse(self, epsilon, delta, label):
+        try:
+            self._pay(epsilon, delta, label)
+        except BudgetExhaustedError as exc:
+            raise QueryBudgetExhaustedError(str(exc), np.empty(0, dtype=np.int8)) from exc
+
+    def _answer(self, X):
+        state = self.state_
+        n = X.shape[0]
+        if not self._ready():
+            state.n_answered += n
+            return np.full(n, -1, dtype=np.int8)
+        if state.mechanism is None:
+            if state.started:
+                raise QueryBudgetExhaustedError(
+                    f"{type(self).__name__}: this is a copy (deepcopy/pickle) of a predictor "
+                    "whose mechanism is running; continuing it here would fork the mechanism "
+                    "(its noise cannot be shared, and a second run on the same sample costs "
+                    "another ε that the shared ledger budget_ does not have). Use the original.",
+                    np.empty(0, dtype=np.int8),
+                )
+            self._start()
+        sched = self.parameters_.delta_schedule
+        a = state.n_stream
+        delta_q = float(sched.remaining_after(a) - sched.remaining_after(a + n))
+        self._pay_or_refuse(0.0, max(delta_q, 0.0), f"queries {a + 1}–{a + n}")
+        run = state.mechanism
+        labels = run.answer(X[:, state.columns])
+        state.n_answered += n
+        state.n_stream += n
+        state.phase, state.step, state.n_reexecutions = run.phase, run.step, run.n_reexecutions
+        return np.where(labels == 1, 1, -1).astype(np.int8)
+
+    # ------------------------------------------------------------------ attributes
+    @property
+    def queries_answered_(self):
+        """Queries answered so far by this predictor (all calls, data-independent ones too)."""
+        check_is_fitted(self, "budget_")
+        return self.state_.n_answered
+
+    @property
+    def phase_(self):
+        """The current phase p (1-based); phase p lasts t_p = t_1·3^(p−1) queries."""
+        check_is_fitted(self, "budget_")
+        state = self.state_
+        return state.phase + (1 if state.step == self.parameters_.phase(state.phase).length
+                              else 0)
+
+    @property
+    def next_phase_sample_size_(self):
+        """Queries the current phase still has to answer (and label) before the next starts.
+
+        Phases are data-independent: phase p ends after t_p queries, whose
+        positively labelled ones form the next phase's sample.
+        """
+        check_is_fitted(self, "budget_")
+        state = self.state_
+        length = self.parameters_.phase(state.phase).length
+        if state.step == length:
+            return self.parameters_.phase(state.phase + 1).length
+        return length - state.step
+
+    @property
+    def n_reexecutions_(self):
+        """ChallengeBT copies re-executed on their medium queries after a Stopper halt."""
+        check_is_fitted(self, "budget_")
+        return self.state_.n_reexecutions
+
+    @property
+    def mechanism_started_(self):
+        """True once the initial sample has been handed to the mechanism (first answer)."""
+        check_is_fitted(self, "budget_")
+        return self.state_.started
+
+
+_PRIVACY_COMMON = """
+    Privacy
+    -------
+    Truly everlasting (Stemmer 2024, Def. 3.8; Thm 4.6{extra}): for every adaptive
+    adversary, the initial sample is protected with (ε, δ(0)) and the i-th query
+    with (ε, δ(i)), where δ(i) = δ_p for the t_p queries of phase p,
+    Σ_p t_p·δ_p ≤ δ*/2 and δ(0) ≤ δ*/4 — so Σ_i δ(i) ≤ δ* *however long the stream
+    runs*; there is no query budget to run out of. ``budget_`` records this: the
+    first data-dependent answer charges (ε, δ(0)), every answered query its δ(i)
+    (ε is not summed over records — each record's loss is ε). Privacy holds for
+    any query stream, realizable or not, γ-fraction or not; only utility needs the
+    assumptions. What is capped: every ChallengeBT copy halts through its Stopper
+    (after about k_p "medium" answers) and, as a hard cap, after T = t_p + 1
+    stopping queries; phases end after t_p queries whatever the answers; RSC cuts
+    exactly 2d slices per phase. k and the threshold gap are raised to the least
+    values ChallengeBT's proof (Alg. 4, Thm 4.3) covers, and ChallengeBT itself
+    refuses anything less, so the explicit overrides cannot weaken privacy. The
+    per-copy (ε_0, δ_0) and the composition argument (RSC for ``preset="paper"``,
+    at most 2d concurrent copies on cascade-neighbouring slices for
+    ``"practical"``) are derived in :func:`perp_parameters`.
+    Copies: ``clone`` is unfitted; ``deepcopy``/pickle share ``budget_`` but not
+    the running mechanism (forking it would reuse or double its noise): a copy of
+    a started predictor refuses to answer (:class:`QueryBudgetExhaustedError`).
+"""
+
+
+class RectanglesPERPClassifier(_PERPBase):
+    __doc__ = (
+        """Stemmer's RectanglesPERP: private everlasting robust prediction for rectangles.
+
+    A private *everlasting* predictor never releases a model: ``fit`` keeps the
+    labelled sample, and ``predict`` answers an endless stream of queries, in
+    order, phase after phase. Each phase (Alg. 5) cuts, with RSC, 2d boundary
+    slices of ≈ m_p positives — the largest (Right_j) and smallest (Left_j) on
+    every axis j — and runs a ChallengeBT copy on each: a query is labelled
+    ``classes_[0]`` ("outside") as soon as a copy finds many of its points beyond
+    the query (answer "high"), or finds it *inside the boundary* ("medium": the
+    query joins that copy's dataset D_j^s, and a copy whose Stopper halts is
+    re-executed on D_j^s); otherwise ``classes_[1]`` ("inside"). The phase's
+    positively answered queries are the next phase's sample. Robust: only a γ
+    fraction of the queries need to come from the distribution (Def. 3.1).
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        ε of the truly-everlasting guarantee (per record).
+    delta : float, default=1e-6
+        δ*: Σ_i δ(i) over the initial sample and all queries ever is ≤ δ*.
+    alpha, beta : float in (0, 1), default=0.1, 0.05
+        Target error on the distribution and failure probability (Def. 3.1);
+        phase p uses α_p = α/2^p, β_p = β/2^p.
+    gamma : float in (0, 1], default=0.5
+        Fraction of queries assumed to come from the distribution; only the phase
+        lengths t_p ∝ 1/γ depend on it.
+    preset : {"practical", "paper"}, default="practical"
+        ``"paper"``: the constants of Alg. 5 / Lemma B.7 (m_p ≥ 4Δ_p, k_p ≥ 2m_p,
+        ε_0 = ε/ln(2/δ_p)); they demand astronomical samples (about 6·10¹² rows at
+        ε = 1, δ* = 10⁻⁶, α = 0.1, β = 0.05, γ = 0.5, d = 2), and ``fit`` refuses
+        when the need exceeds 10⁹ rows. ``"practical"``: the same mechanisms and
+        privacy proof with the utility constants cut to what the noise actually
+        needs and the per-copy ε_0 = ε/min(2d, ln(2/δ_p)) (about 7.5·10⁹ rows at
+        the same setting, 3·10⁵ at ε = 100). :func:`perp_parameters` documents
+        both; ``parameters_`` holds the schedule in use.
+    slice_size, max_hard : int, optional
+        Explicit m (slice size) and k (Stopper threshold) for every phase.
+    threshold : float, optional
+        Explicit Δ (t_l = Δ, t_u = 2Δ).
+    first_phase_length : int, optional
+        Explicit t_1 (phase p has t_1·3^(p−1) queries). The overrides are for
+        audits and fast experiments; utility guarantees then lapse, privacy not:
+        k and Δ are raised in every phase to the least values ChallengeBT's proof
+        covers (see :func:`perp_parameters`).
+    budget : PrivacyBudget, optional
+        Charged the same amounts as ``budget_`` (shared across clones).
+    random_state : None, int or numpy.random.Generator
+        Noise source. An int makes runs reproducible — and makes copies fitted with
+        the same seed draw the same noise: use ``None`` for real releases.
+    verbose : int, default=0
+        Print phase transitions (1) and copy re-executions (2).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    n_features_in_ : int
+    parameters_ : PERPParameters
+        The per-phase schedule (α_p, β_p, δ_p, m_p, k_p, t_p, Δ_p) in use.
+    initial_sample_size_ : int
+        Labelled rows the first phase needs; with fewer, the predictor warns and
+        answers ``classes_[0]`` without using the data (no privacy spent).
+    budget_ : PrivacyBudget
+        Ledger with total (ε, δ*), shared by deep copies and pickles.
+    privacy_spent_ : PrivacyCost
+        ``budget_.spent``: (ε, δ(0) + Σ_{answered} δ(i)) once answering started.
+    phase_ : int
+        Current phase p (1-based).
+    queries_answered_ : int
+        Queries answered so far.
+    next_phase_sample_size_ : int
+        Queries the current phase still answers before the next phase starts (its
+        positive answers are the next phase's sample).
+    n_reexecutions_ : int
+        ChallengeBT copies re-executed after their Stopper halted.
+    mechanism_started_ : bool
+        Whether the sample has been handed to the mechanism (after that,
+        ``partial_fit`` refuses).
+"""
+        + _PRIVACY_COMMON.format(extra="")
+        + """
+    Notes
+    -----
+    Answers are exactly those of Alg. 5 run one query at a time; they are computed
+    in vectorised blocks and do not depend on how the stream is split into
+    ``predict`` calls. Memory: the current phase's positively answered queries.
+    Only positive examples of the sample are used (slices take positives first and
+    the copies count positives).
+
+    References
+    ----------
+    U. Stemmer. Private Truly-Everlasting Robust-Prediction. ICML 2024 (Alg. 1–5,
+    Thm 4.1–4.6, Appendix B). — M. Naor, K. Nissim, U. Stemmer, C. Yan. Private
+    Everlasting Prediction. NeurIPS 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.prediction import RectanglesPERPClassifier, perp_parameters
+    >>> rng = np.random.default_rng(0)
+    >>> inside = lambda X: np.all((X > 0.2) & (X < 0.8), axis=1).astype(int)
+    >>> need = perp_parameters(1000.0, 1e-6, 0.1, 0.05, 1.0, 2, preset="practical")
+    >>> X = rng.random((need.initial_sample_size, 2))
+    >>> clf = RectanglesPERPClassifier(epsilon=1000.0, gamma=1.0, random_state=0)
+    >>> clf = clf.fit(X, inside(X))
+    >>> Xq = rng.random((20_000, 2))
+    >>> bool(np.mean(clf.predict(Xq) != inside(Xq)) <= 0.1)
+    True
+    >>> clf.phase_, clf.privacy_spent_.epsilon
+    (2, 1000.0)
+    """
+    )
+
+    def _schedule(self, epsilon, delta, n_features):
+        return self._perp_parameters(epsilon, delta, self.alpha, self.beta, n_features)
+
+    def _rows_needed(self, params, n_features):
+        return params.initial_sample_size
+
+    def _initial_privacy(self):
+        return float(self.epsilon), self.parameters_.phases[0].delta
+
+    def _start_run(self, X, y_pm, rng):
+        run = self._run_class(self.parameters_, X[y_pm == 1], rng, verbose=self.verbose)
+        return run, np.arange(X.shape[1])
+
+
+class DecisionStumpPERPClassifier(_PERPBase):
+    __doc__ = (
+        """Stemmer's DecisionPERP: private everlasting robust prediction for decision stumps.
+
+    Algorithm 7: at the first answer, the exponential mechanism (ε/4, scores =
+    minus the fewest errors of a stump on (j, σ), sensitivity 1, monotone) picks
+    an axis j and a direction σ; a noisy positive count p̂ = p + discrete Lap(4/ε)
+    relabels the sample's projection on axis j (the p̂ largest values positive if
+    σ = +1, the p̂ smallest if σ = −1); then the 1-D RectanglesPERP (the same
+    :class:`RectanglesPERPClassifier` machinery) answers the queries' j-th
+    coordinates with (ε_in, δ_in, α/2, β/2, γ): the paper's (ε/4, δ*/(1 + e^{ε/4}))
+    for ``preset="paper"``, (ε/2, δ*/2) for ``"practical"`` (see Privacy).
+
+    Parameters
+    ----------
+    epsilon, delta, alpha, beta, gamma, preset, slice_size, max_hard, threshold, \
+first_phase_length, budget, random_state, verbose
+        As for :class:`RectanglesPERPClassifier`; the overrides and ``preset`` apply
+        to the inner 1-D RectanglesPERP.
+
+    Attributes
+    ----------
+    classes_, n_features_in_, budget_, privacy_spent_, phase_, queries_answered_, \
+next_phase_sample_size_, n_reexecutions_, mechanism_started_
+        As for :class:`RectanglesPERPClassifier`.
+    parameters_ : PERPParameters
+        The inner 1-D schedule.
+    initial_sample_size_ : int
+        max(the inner schedule's need, ⌈16·ln(8d/β)/(α·ε)⌉ for the selection and
+        the count).
+"""
+        + _PRIVACY_COMMON.format(extra=", Thm B.12")
+        + """    For the initial sample: ε/4 (selection) + ε/4 (count) + the inner run on the
+    relabelled sample. With (j, σ, p̂) fixed, adding or removing a row changes the
+    relabelled *positives* (the only rows the run uses) by at most one
+    replacement. ``"paper"``: group privacy over the two add/remove steps of a
+    replacement, (2·ε/4, (1 + e^{ε/4})·δ_in) with δ_in = δ*/(1 + e^{ε/4}).
+    ``"practical"``: a replacement moves every slice by at most one replacement,
+    so every count by at most 1, and the composition bound of the 2 copies covers
+    it directly: ε_in = ε/2, δ_in = δ*/2. Either way ε in total and δ(0) ≤ δ*/4.
+    The selected axis and direction are never released directly.
+
+    References
+    ----------
+    U. Stemmer. Private Truly-Everlasting Robust-Prediction. ICML 2024 (Alg. 7,
+    Thm B.12). — F. McSherry, K. Talwar. Mechanism design via differential
+    privacy. FOCS 2007.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.prediction import DecisionStumpPERPClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((20_000, 3)); y = (X[:, 1] > 0.4).astype(int)
+    >>> clf = DecisionStumpPERPClassifier(epsilon=2000.0, gamma=1.0, random_state=0)
+    >>> clf = clf.fit(X, y)
+    >>> Xq = rng.random((5000, 3))
+    >>> bool(np.mean(clf.predict(Xq) != (Xq[:, 1] > 0.4)) <= 0.1)
+    True
+    """
+    )
+
+    def _inner_privacy(self, epsilon, delta):
+        """(ε, δ*) of the inner 1-D run and the group factor on δ(0) (see Privacy)."""
+        if self.preset == "practical":
+            return epsilon / 2.0, delta / 2.0, 1.0
+        if epsilon / 4.0 > 600.0:
+            raise ValueError(
+                "preset='paper' pays group privacy (1 + e^{ε/4}) on δ for the relabelled "
+                f"sample; at ε = {epsilon:g} that factor overflows. Use preset='practical'."
+            )
+        group = 1.0 + math.exp(epsilon / 4.0)
+        return epsilon / 4.0, delta / group, group
+
+    def _schedule(self, epsilon, delta, n_features):
+        eps_in, delta_in, _ = self._inner_privacy(epsilon, delta)
+        return self._perp_parameters(eps_in, delta_in, self.alpha / 2.0, self.beta / 2.0, 1)
+
+    def _rows_needed(self, params, n_features):
+        selection = 16.0 * math.log(8.0 * n_features / self.beta) / (self.alpha * self.epsilon)
+        return max(params.initial_sample_size, math.ceil(selection))
+
+    def _initial_privacy(self):
+        _, _, group = self._inner_privacy(float(self.epsilon), float(self.delta))
+        return float(self.epsilon), group * self.parameters_.phases[0].delta
+
+    @staticmethod
+    def _stump_errors(X, y_pm):
+        """Fewest training errors of a stump on (j, σ): array of shape (d, 2) for σ = +1, −1."""
+        n, d = X.shape
+        order = np.argsort(X, axis=0, kind="stable")
+        xs = np.take_along_axis(X, order, axis=0)
+        pos = (y_pm[order] == 1).astype(np.int64)
+        cum_pos = np.vstack([np.zeros((1, d), np.int64), np.cumsum(pos, axis=0)])
+        cum_neg = np.arange(n + 1)[:, None] - cum_pos
+        n_pos = cum_pos[-1]
+        # A cut c puts the c smallest values on one side; cuts inside a run of equal
+        # values are not thresholds.
+        valid = np.ones((n + 1, d), dtype=bool)
+        valid[1:n] = xs[1:] > xs[:-1]
+        plus = cum_pos + (n - n_pos - cum_neg)  # σ = +1: positive above the cut
+        minus = (n_pos - cum_pos) + cum_neg  # σ = −1: positive below the cut
+        big = n + 1
+        return np.stack([np.where(valid, plus, big).min(axis=0),
+                         np.where(valid, minus, big).min(axis=0)], axis=1)
+
+    def _select(self, scores, rng):
+        """Alg. 7 step 1 (a hook for the audit's broken variant)."""
+        return exponential_mechanism(scores, float(self.epsilon) / 4.0, 1.0, monotonic=True,
+                                     random_state=rng)
+
+    def _start_run(self, X, y_pm, rng):
+        errors = self._stump_errors(X, y_pm)
+        pick = self._select(-errors.ravel().astype(float), rng)
+        j, sign = divmod(int(pick), 2)
+        sign = 1 if sign == 0 else -1
+        n = X.shape[0]
+        count = int(np.count_nonzero(y_pm == 1))
+        p_hat = int(np.clip(count + discrete_laplace(4.0 / float(self.epsilon), random_state=rng),
+                            0, n))
+        order = np.argsort(sign * X[:, j], kind="stable")  # ascending in σ·x_j
+        positives = X[order[n - p_hat:], j] if p_hat else np.empty(0)
+        self.state_.axis, self.state_.sign = j, sign
+        run = self._run_class(self.parameters_, positives[:, None], rng, verbose=self.verbose)
+        return run, np.array([j])
