@@ -2,14 +2,13 @@
 released weights are the empirical distribution of m exponential-mechanism draws."""
 
 import numbers
-import uuid
 import warnings
-import weakref
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._streams import _StreamLedger
 from .._validation import check_generator
 from ..accounting import PrivacyBudget
 from ..base import PrivateEstimatorMixin
@@ -25,46 +24,6 @@ DEFAULT_STREAM_HORIZON = 10**6
 
 # Sensitivity of the scores S_j = Σ ŷ x̂_j: one example's term moves by ≤ 2.
 _SCORE_SENSITIVITY = 2.0
-
-
-_LIVE_STREAMS = weakref.WeakValueDictionary()
-
-
-class _StreamLedger:
-    """Shared by every copy of one fitted stream, to detect forks.
-
-    ``copy``/``deepcopy`` return the same object and unpickling in a process where
-    the stream is alive re-attaches to it (as :class:`~skdp.PrivacyBudget` does), so
-    all copies see one block counter. A copy whose own block count lags behind it
-    was continued elsewhere: continuing it too would release a second continuation
-    of the same private state, so it is refused. (Across processes the counter
-    cannot be shared: a copy unpickled elsewhere only knows its own past.)
-    """
-
-    def __init__(self, stream_id=None, blocks=0):
-        self.id = stream_id or uuid.uuid4().hex
-        self.blocks = blocks
-        _LIVE_STREAMS[self.id] = self
-
-    def advance(self):
-        self.blocks += 1
-
-    def __copy__(self):
-        return self
-
-    def __deepcopy__(self, memo):
-        return self
-
-    def __reduce__(self):
-        return (_attach_stream, (self.id, self.blocks))
-
-
-def _attach_stream(stream_id, blocks):
-    live = _LIVE_STREAMS.get(stream_id)
-    if live is None:
-        return _StreamLedger(stream_id, blocks)
-    live.blocks = max(live.blocks, blocks)
-    return live
 
 
 class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,

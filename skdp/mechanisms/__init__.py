@@ -7,6 +7,7 @@ its guarantee, with the theorem it comes from, in its docstring.
 from .between_thresholds import BetweenThresholds, ChallengeBT
 from .binary_tree import BinaryTreeCounter
 from .exponential import exponential_mechanism, report_noisy_max
+from .hist_sparse import HistSparse
 from .histogram import (
     HistogramRelease,
     StableHistogram,
@@ -27,6 +28,7 @@ __all__ = [
     "BetweenThresholds",
     "BinaryTreeCounter",
     "ChallengeBT",
+    "HistSparse",
     "HistogramRelease",
     "ReorderSliceCompute",
     "StableHistogram",

@@ -13,16 +13,12 @@ from collections.abc import Hashable
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.multiclass import check_classification_targets, unique_labels
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..hypotheses.littlestone import version_space
+from ..hypotheses.littlestone import PointVersionSpace, ThresholdVersionSpace, version_space
+from ._base import OnlineDomainClassifier
 
 __all__ = ["MistakeBoundedLearner", "SOAClassifier", "SOALearner", "first_disagreement"]
-
-_FIRST_CHUNK = 32
 
 
 @runtime_checkable
@@ -46,6 +42,11 @@ class MistakeBoundedLearner(Protocol):
         N, the size of the domain.
     mistake_bound : int
         Mistakes on any realizable sequence are at most this (Ldim for the SOA).
+    conservative : bool, optional
+        Not part of the required protocol: a learner whose ``update`` changes the state
+        only on mistakes may set it to True, which lets the private learners find the
+        rows that change a vertex by one vectorised ``predict`` (otherwise every row
+        assigned to a vertex is fed to ``update``).
     """
 
     n_domain: int
@@ -67,17 +68,18 @@ class MistakeBoundedLearner(Protocol):
         """Hashable identity of the current hypothesis; None for ⊥ (non-realizable input)."""
 
 
-def first_disagreement(a, b, *, chunk=4096):
+def first_disagreement(a, b, *, chunk=256):
     """First domain index where two base learners' hypotheses differ (None if nowhere).
 
     The tournament step of DP-SOA / Li–Wang–Ye ``Update`` ("choose x̄ with
-    A(S₁)(x̄) ≠ A(S₂)(x̄)") for learners on the same domain; scans the domain in vectorised
-    chunks, so thresholds on 2¹⁶ points cost a few array comparisons.
+    A(S₁)(x̄) ≠ A(S₂)(x̄)") for learners on the same domain. Two :class:`SOALearner` on
+    thresholds or points answer in closed form; otherwise the domain is scanned in
+    vectorised chunks that double from ``chunk``.
 
     Parameters
     ----------
     a, b : MistakeBoundedLearner
-    chunk : int, default=4096
+    chunk : int, default=256
 
     Returns
     -------
@@ -85,12 +87,49 @@ def first_disagreement(a, b, *, chunk=4096):
     """
     if a.n_domain != b.n_domain:
         raise ValueError(f"learners on different domains ({a.n_domain} vs {b.n_domain}).")
-    for start in range(0, a.n_domain, chunk):
+    fa = a._closed_form() if isinstance(a, SOALearner) else None
+    fb = b._closed_form() if isinstance(b, SOALearner) else None
+    if fa is not None and fb is not None and fa[0] == fb[0]:
+        if fa == fb:
+            return None
+        if fa[0] == "threshold":  # labels differ exactly on [min, max)
+            return min(fa[1], fb[1])
+        return min(p for p in (fa[1], fb[1]) if p is not None)  # the positive point(s)
+    start = 0
+    while start < a.n_domain:
         x = np.arange(start, min(a.n_domain, start + chunk))
         diff = np.flatnonzero(a.predict(x) != b.predict(x))
         if diff.size:
             return int(x[diff[0]])
+        start, chunk = start + chunk, chunk * 2
     return None
+
+
+def _first_positive_threshold(vs):
+    """First x the SOA labels +1 on a non-empty ThresholdVersionSpace (N if none).
+
+    Pure-Python binary search on the closed form of ``ThresholdVersionSpace.predict``
+    (labels are monotone in x): a few microseconds instead of numpy calls per probe.
+    """
+    lo, size = vs.lo, vs.size
+
+    def plus(x):
+        n_plus = min(max(x - lo + 1, 0), size)
+        n_minus = size - n_plus
+        l_plus, l_minus = n_plus.bit_length() - 1, n_minus.bit_length() - 1
+        return l_plus > l_minus or (l_plus == l_minus and n_plus > n_minus)
+
+    a, b = 0, vs.n_domain
+    while a < b:
+        mid = (a + b) // 2
+        if plus(mid):
+            b = mid
+        else:
+            a = mid + 1
+    return a
+
+
+_UNSET = object()
 
 
 class SOALearner:
@@ -128,18 +167,46 @@ class SOALearner:
     O(1).
     """
 
+    #: Updates change the state only on mistakes (lets the private learners skip the
+    #: rows a vertex predicts correctly, vectorised).
+    conservative = True
+
     def __init__(self, hypothesis_class, **limits):
         self.version_space = version_space(hypothesis_class, **limits)
         self.n_domain = self.version_space.n_domain
         self.mistake_bound = self.version_space.ldim()
         self.n_mistakes = 0
         self.failed = False
+        self._form = _UNSET
+
+    def _closed_form(self):
+        """``("threshold", s)`` / ``("point", i or None)`` for the closed-form classes
+        (the SOA hypothesis is then x ≥ s / x == i), None otherwise; cached per state."""
+        if self._form is _UNSET:
+            vs = self.version_space
+            if isinstance(vs, ThresholdVersionSpace):
+                self._form = ("threshold", _first_positive_threshold(vs))
+            elif isinstance(vs, PointVersionSpace):
+                self._form = vs.soa_key()
+            else:
+                self._form = None
+        return self._form
 
     def predict_one(self, x):
-        return int(self.version_space.predict(x))
+        form = self._closed_form()
+        if form is None:
+            return int(self.version_space.predict(x))
+        if form[0] == "threshold":
+            return 1 if x >= form[1] else -1
+        return 1 if x == form[1] else -1
 
     def predict(self, x):
-        return self.version_space.predict(x)
+        form = self._closed_form()
+        if form is None:
+            return self.version_space.predict(x)
+        x = np.asarray(x)
+        hit = x >= form[1] if form[0] == "threshold" else x == form[1]
+        return np.where(hit, 1, -1).astype(np.int8)
 
     def update(self, x, y):
         if self.failed or self.predict_one(x) == y:
@@ -150,6 +217,7 @@ class SOALearner:
             self.failed = True
         else:
             self.version_space = new
+            self._form = _UNSET
         return True
 
     def copy(self):
@@ -158,14 +226,17 @@ class SOALearner:
         return new
 
     def hypothesis_key(self):
-        return None if self.failed else self.version_space.soa_key()
+        if self.failed:
+            return None
+        form = self._closed_form()
+        return self.version_space.soa_key() if form is None else form
 
     def __repr__(self):
         return (f"SOALearner(n_domain={self.n_domain}, mistake_bound={self.mistake_bound}, "
                 f"n_mistakes={self.n_mistakes}, failed={self.failed})")
 
 
-class SOAClassifier(ClassifierMixin, BaseEstimator):
+class SOAClassifier(OnlineDomainClassifier):
     """Standard Optimal Algorithm over a finite class (non-private; the ceiling to compare to).
 
     X holds domain indices: shape (n, 1), integers in [0, N). Each row is predicted with the
@@ -194,6 +265,8 @@ class SOAClassifier(ClassifierMixin, BaseEstimator):
         The base learner (a :class:`MistakeBoundedLearner`).
     mistake_bound_ : int
         Ldim of the class.
+    n_domain_ : int
+        N, the size of the domain.
     n_mistakes_, n_updates_, n_rounds_seen_, n_restarts_ : int
         Online mistakes, version-space updates, rows seen, restarts.
     n_features_in_ : int
@@ -227,7 +300,7 @@ class SOAClassifier(ClassifierMixin, BaseEstimator):
         self.hypothesis_class = hypothesis_class
         self.on_inconsistent = on_inconsistent
 
-    # ----------------------------------------------------------------- inputs
+    # ----------------------------------------------------------------- stream hooks
     def _base_learner(self):
         if self.hypothesis_class is None:
             raise ValueError(
@@ -236,87 +309,25 @@ class SOAClassifier(ClassifierMixin, BaseEstimator):
             )
         return SOALearner(self.hypothesis_class)
 
-    def _indices(self, X, n_domain):
-        if X.shape[1] != 1:
-            raise ValueError(
-                f"{type(self).__name__} expects X of shape (n, 1) holding domain indices, "
-                f"got {X.shape[1]} features."
-            )
-        x = X[:, 0]
-        bad = (x != np.round(x)) | (x < 0) | (x >= n_domain)
-        if bad.any():
-            raise ValueError(
-                f"{type(self).__name__}: X must hold integer domain indices in "
-                f"[0, {n_domain}); got e.g. {x[bad][0]!r}."
-            )
-        return x.astype(np.intp)
+    def _prepare_stream(self, from_fit):
+        learner = self._base_learner()
+        return learner.n_domain, learner
 
-    def _validate_block(self, X, y, classes, first_call):
-        X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64,
-                             ensure_min_samples=1)
-        check_classification_targets(y)
-        if first_call:
-            found = unique_labels(y) if classes is None else unique_labels(classes)
-            if found.size > 2:
-                raise ValueError("Only binary classification is supported by SOAClassifier; "
-                                 f"got {found.size} classes.")
-            if classes is None and found.size < 2:
-                raise ValueError("Classifier can't train when only one class is present: "
-                                 "pass partial_fit(..., classes=[a, b]).")
-            if classes is not None and found.size != 2:
-                raise ValueError(f"classes must hold exactly 2 labels, got {found!r}.")
-            classes_ = found
-        else:
-            classes_ = self.classes_
-            if classes is not None and not np.array_equal(unique_labels(classes), classes_):
-                raise ValueError(f"classes={list(unique_labels(classes))} differs from the "
-                                 f"classes of the first partial_fit call, {list(classes_)}.")
-        unseen = ~np.isin(y, classes_)
-        if unseen.any():
-            raise ValueError(f"y contains labels {list(np.unique(y[unseen]))} not in "
-                             f"classes {list(classes_)}.")
-        return X, np.where(y == classes_[1], 1, -1).astype(np.int8), classes_
+    def _init_stream(self, learner):
+        self.learner_ = learner
+        self.mistake_bound_ = learner.mistake_bound
+        self.n_updates_ = self.n_restarts_ = 0
 
-    # ----------------------------------------------------------------- fitting
-    def _fit_block(self, X, y, classes, *, from_fit, record=False):
-        first_call = from_fit or not hasattr(self, "classes_")
-        if first_call and classes is None and not from_fit:
-            raise ValueError("classes must be passed on the first call to partial_fit "
-                             "(e.g. classes=[0, 1]), as for SGDClassifier.")
-        learner = self._base_learner() if first_call else self.learner_
-        X, ys, classes_ = self._validate_block(X, y, classes, first_call)
-        idx = self._indices(X, learner.n_domain)
-        if first_call:  # only after all validation
-            self.classes_ = classes_
-            self.learner_ = learner
-            self.mistake_bound_ = learner.mistake_bound
-            self.n_mistakes_ = self.n_updates_ = self.n_rounds_seen_ = self.n_restarts_ = 0
-        mistakes = self._consume(idx, ys, record)
-        self.n_rounds_seen_ += idx.shape[0]
-        return mistakes
+    def _released_predict(self, x):
+        return self.learner_.predict(x)
 
-    def _consume(self, idx, ys, record):
-        n = idx.shape[0]
-        wrong_at = np.zeros(n, dtype=bool) if record else None
-        pos, chunk = 0, _FIRST_CHUNK
-        while pos < n:
-            end = min(n, pos + chunk)
-            wrong = self.learner_.predict(idx[pos:end]) != ys[pos:end]
-            if not wrong.any() or self.learner_.failed:
-                self.n_mistakes_ += int(np.count_nonzero(wrong))
-                if record:
-                    wrong_at[pos:end] = wrong
-                pos, chunk = end, chunk * 2
-                continue
-            hit = pos + int(np.argmax(wrong))
-            self.n_mistakes_ += 1
-            if record:
-                wrong_at[hit] = True
-            self._update(int(idx[hit]), int(ys[hit]))
-            pos, chunk = hit + 1, _FIRST_CHUNK
-        return wrong_at
+    def _frozen(self):
+        return self.learner_.failed
 
-    def _update(self, x, y):
+    def _fresh_predict_one(self, x):
+        return self._base_learner().predict_one(x)
+
+    def _step(self, x, y, wrong):
         learner = self.learner_
         learner.update(x, y)
         self.n_updates_ += 1
@@ -332,89 +343,5 @@ class SOAClassifier(ClassifierMixin, BaseEstimator):
                 warnings.warn(
                     "SOAClassifier: the stream is not realizable by the class; the learner "
                     "keeps its last hypothesis and stops updating (on_inconsistent='freeze').",
-                    UserWarning, stacklevel=4,
+                    UserWarning, stacklevel=2,
                 )
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Run the SOA over the rows of X in order, from a fresh start.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, 1)
-            Domain indices.
-        y : array-like of shape (n_samples,)
-            Two class labels.
-
-        Returns
-        -------
-        self
-        """
-        self._fit_block(X, y, None, from_fit=True)
-        return self
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None):
-        """Continue the stream with the rows of X, in order.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, 1)
-        y : array-like of shape (n_samples,)
-        classes : array-like of shape (2,), optional
-            Both labels; required on the first call.
-
-        Returns
-        -------
-        self
-        """
-        self._fit_block(X, y, classes, from_fit=False)
-        return self
-
-    def _partial_fit_mistakes(self, X, y, classes=None):
-        """``partial_fit`` that also returns the per-row online mistakes (bool array)."""
-        return self._fit_block(X, y, classes, from_fit=False, record=True)
-
-    # Unvalidated one-round fast path for run_online (±1 labels, domain index x already
-    # checked by the adversary): ~100× cheaper than partial_fit on one row.
-    def _online_predict(self, x):
-        """±1 prediction of the current hypothesis at x (before the first fit: of the
-        fresh SOA the first round will use)."""
-        learner = self.learner_ if hasattr(self, "learner_") else self._base_learner()
-        return learner.predict_one(x)
-
-    def _online_step(self, x, y, classes):
-        """One round with ±1 label y; returns True iff the prediction was a mistake."""
-        if not hasattr(self, "learner_"):
-            return bool(self._partial_fit_mistakes([[x]], [y], classes=classes)[0])
-        if not np.array_equal(self.classes_, [-1, 1]):
-            raise ValueError("run_online needs classes_ == [-1, 1].")
-        wrong = self.learner_.predict_one(x) != y
-        self.n_rounds_seen_ += 1
-        if wrong:
-            self.n_mistakes_ += 1
-            if not self.learner_.failed:
-                self._update(int(x), int(y))
-        return bool(wrong)
-
-    def predict(self, X):
-        """Labels of the current SOA hypothesis at the domain indices in X.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, 1)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        idx = self._indices(X, self.learner_.n_domain)
-        return self.classes_[(self.learner_.predict(idx) > 0).astype(int)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        tags.input_tags.sparse = False
-        return tags

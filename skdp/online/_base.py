@@ -1,0 +1,343 @@
+"""Shared base of skdp's online classifiers over a finite domain {0, …, N−1}.
+
+:class:`OnlineDomainClassifier` owns what every such learner does the same way: input
+validation (X = domain indices of shape (n, 1), two classes mapped to ±1), ``fit`` (a
+fresh stream) and ``partial_fit`` (continue it), the block loop that predicts with the
+*released* hypothesis vectorised between state changes, the mistake bookkeeping, the
+private hooks :func:`~skdp.online.run_online` uses, and ``predict`` (post-processing of
+the released hypothesis). :class:`PrivateOnlineDomainClassifier` adds what private
+learners share: the (ε, δ) charge once at stream start (after validation, before any
+randomness), a seed for per-event generators, the fork ledger that refuses to continue
+two copies of one stream, and the "stopped updating" status when a hard cap is hit.
+
+A subclass implements
+
+* ``_prepare_stream(from_fit)`` → ``(n_domain, plan)``: validate its own parameters and
+  build what the stream needs (no randomness, no state change); ``plan`` is passed on;
+* ``_init_stream(plan)``: set up the fitted state (after validation and any charge);
+* ``_released_predict(x)`` → ±1 (int8) labels of the released hypothesis at an integer
+  array of domain indices — fixed between state changes, so vectorised;
+* ``_step(x, y, wrong)``: process one round whose prediction was already counted;
+
+and optionally ``_scan(x, y, wrong)`` (which row of a chunk is the next that needs a
+``_step``; default: the first mistake, as for a conservative learner), ``_frozen()``,
+``_fresh_predict_one(x)`` and, for private learners, ``_stream_cost(plan)``.
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils.multiclass import check_classification_targets, unique_labels
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._streams import _StreamLedger, keyed_generator
+from .._validation import check_generator
+from ..base import PrivateEstimatorMixin
+from ..exceptions import PrivacyError, PrivacyWarning
+
+__all__ = ["OnlineDomainClassifier", "PrivateOnlineDomainClassifier", "domain_indices"]
+
+# First chunk of the block loop; it doubles while no row needs a sequential step, so a
+# block costs O(n) vectorised work plus O(log n) chunks per step.
+_FIRST_CHUNK = 32
+
+
+def domain_indices(X, n_domain, name):
+    """Integer domain indices from a validated float array X of shape (n, 1).
+
+    Raises a ValueError naming ``name`` for a wrong number of features, fractional,
+    negative or ≥ ``n_domain`` values (NaN/inf are refused earlier by ``validate_data``).
+    """
+    if X.shape[1] != 1:
+        raise ValueError(
+            f"{name} expects X of shape (n, 1) holding domain indices, "
+            f"got {X.shape[1]} features."
+        )
+    x = X[:, 0]
+    bad = (x != np.round(x)) | (x < 0) | (x >= n_domain)
+    if bad.any():
+        raise ValueError(
+            f"{name}: X must hold integer domain indices in [0, {n_domain}); "
+            f"got e.g. {x[bad][0]!r}."
+        )
+    return x.astype(np.intp)
+
+
+class OnlineDomainClassifier(ClassifierMixin, BaseEstimator):
+    """Base of online binary classifiers whose X holds domain indices in [0, N).
+
+    Subclasses implement the hooks listed in the module docstring. Fitted attributes set
+    here: ``classes_`` (``classes_[1]`` is the +1 label), ``n_domain_``,
+    ``n_features_in_`` (1), ``n_mistakes_`` (online mistakes of the released hypothesis)
+    and ``n_rounds_seen_``.
+    """
+
+    # ----------------------------------------------------------------- hooks
+    def _prepare_stream(self, from_fit):
+        """Validate parameters, return ``(n_domain, plan)``; no randomness, no state."""
+        raise NotImplementedError
+
+    def _init_stream(self, plan):
+        """Set up the fitted state of a new stream (validation and charge are done)."""
+        raise NotImplementedError
+
+    def _released_predict(self, x):
+        """±1 (int8) labels of the released hypothesis at integer domain indices x."""
+        raise NotImplementedError
+
+    def _step(self, x, y, wrong):
+        """Process round (x, y) (ints; y = ±1) whose prediction was ``wrong`` (counted)."""
+        raise NotImplementedError
+
+    def _scan(self, x, y, wrong):
+        """Index in the chunk of the first row needing :meth:`_step`, or −1.
+
+        ``wrong`` holds the released hypothesis' mistakes on the chunk. Rows before the
+        returned index (all rows for −1) are absorbed: a subclass that keeps per-row
+        state updates it here, vectorised. ``n_rounds_seen_`` counts the rows before the
+        chunk here, and includes the current row in :meth:`_step`. Default: the first
+        mistake (a conservative learner).
+        """
+        return int(np.argmax(wrong)) if wrong.any() else -1
+
+    def _frozen(self):
+        """True when the learner no longer updates: rows are only predicted and counted."""
+        return False
+
+    def _before_block(self, n_rows, first_call, from_fit, plan):
+        """Called after validation, before any state change (privacy is charged here)."""
+
+    def _fresh_predict_one(self, x):
+        """Prediction at x of an unfitted learner (for adaptive adversaries), or None."""
+        return None
+
+    # ----------------------------------------------------------------- inputs
+    def _validate_block(self, X, y, classes, first_call, n_domain):
+        name = type(self).__name__
+        X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64,
+                             ensure_min_samples=1)
+        check_classification_targets(y)
+        if first_call:
+            found = unique_labels(y) if classes is None else unique_labels(classes)
+            if found.size > 2:
+                raise ValueError(f"Only binary classification is supported by {name}; "
+                                 f"got {found.size} classes.")
+            if classes is None and found.size < 2:
+                raise ValueError("Classifier can't train when only one class is present: "
+                                 "pass partial_fit(..., classes=[a, b]).")
+            if classes is not None and found.size != 2:
+                raise ValueError(f"classes must hold exactly 2 labels, got {found!r}.")
+            classes_ = found
+        else:
+            classes_ = self.classes_
+            if classes is not None and not np.array_equal(unique_labels(classes), classes_):
+                raise ValueError(f"classes={list(unique_labels(classes))} differs from the "
+                                 f"classes of the first partial_fit call, {list(classes_)}.")
+        unseen = ~np.isin(y, classes_)
+        if unseen.any():
+            raise ValueError(f"y contains labels {list(np.unique(y[unseen]))} not in "
+                             f"classes {list(classes_)}.")
+        idx = domain_indices(X, n_domain, name)
+        return idx, np.where(y == classes_[1], 1, -1).astype(np.int8), classes_
+
+    # ----------------------------------------------------------------- fitting
+    def _fit_block(self, X, y, classes, *, from_fit, record=False):
+        first_call = from_fit or not hasattr(self, "classes_")
+        if first_call and classes is None and not from_fit:
+            raise ValueError("classes must be passed on the first call to partial_fit "
+                             "(e.g. classes=[0, 1]), as for SGDClassifier.")
+        n_domain, plan = self._prepare_stream(from_fit) if first_call else (self.n_domain_,
+                                                                             None)
+        idx, ys, classes_ = self._validate_block(X, y, classes, first_call, n_domain)
+        self._before_block(idx.shape[0], first_call, from_fit, plan)
+        if first_call:
+            self.classes_ = classes_
+            self.n_domain_ = n_domain
+            self.n_mistakes_ = self.n_rounds_seen_ = 0
+            self._init_stream(plan)
+        return self._run(idx, ys, record)
+
+    def _run(self, idx, ys, record):
+        n = idx.shape[0]
+        wrong_at = np.zeros(n, dtype=bool) if record else None
+        pos, chunk = 0, _FIRST_CHUNK
+        while pos < n:
+            frozen = self._frozen()
+            end = n if frozen else min(n, pos + chunk)
+            wrong = self._released_predict(idx[pos:end]) != ys[pos:end]
+            hit = -1 if frozen else self._scan(idx[pos:end], ys[pos:end], wrong)
+            stop = end if hit < 0 else pos + hit + 1
+            self.n_mistakes_ += int(np.count_nonzero(wrong[: stop - pos]))
+            if record:
+                wrong_at[pos:stop] = wrong[: stop - pos]
+            self.n_rounds_seen_ += stop - pos
+            if hit < 0:
+                pos, chunk = end, chunk * 2
+            else:
+                self._step(int(idx[pos + hit]), int(ys[pos + hit]), bool(wrong[hit]))
+                pos, chunk = stop, _FIRST_CHUNK
+        return wrong_at
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Run the online learner over the rows of X in order, from a fresh stream.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, 1)
+            Domain indices (integers in [0, N)).
+        y : array-like of shape (n_samples,)
+            Two class labels.
+
+        Returns
+        -------
+        self
+        """
+        self._fit_block(X, y, None, from_fit=True)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None):
+        """Continue the stream with the rows of X, in order.
+
+        Any split of a stream into blocks gives the same model as one pass.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, 1)
+            Domain indices.
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (2,), optional
+            Both labels; required on the first call.
+
+        Returns
+        -------
+        self
+        """
+        self._fit_block(X, y, classes, from_fit=False)
+        return self
+
+    # ----------------------------------------------------------------- run_online hooks
+    def _partial_fit_mistakes(self, X, y, classes=None):
+        """``partial_fit`` that also returns the per-row online mistakes (bool array)."""
+        return self._fit_block(X, y, classes, from_fit=False, record=True)
+
+    # Unvalidated one-round fast path for run_online (±1 labels; the adversary already
+    # checked the domain index): far cheaper than partial_fit on one row.
+    def _online_predict(self, x):
+        """±1 prediction of the released hypothesis at x (None or the fresh learner's
+        before the first round)."""
+        if not hasattr(self, "classes_"):
+            return self._fresh_predict_one(x)
+        return int(self._released_predict(np.array([x], dtype=np.intp))[0])
+
+    def _online_step(self, x, y, classes):
+        """One round with ±1 label y; returns True iff the prediction was a mistake."""
+        if not hasattr(self, "classes_"):
+            return bool(self._partial_fit_mistakes([[x]], [y], classes=classes)[0])
+        if not np.array_equal(self.classes_, [-1, 1]):
+            raise ValueError("run_online needs classes_ == [-1, 1].")
+        self._before_block(1, False, False, None)
+        return bool(self._run(np.array([x], dtype=np.intp), np.array([y], dtype=np.int8),
+                              True)[0])
+
+    # ----------------------------------------------------------------- prediction
+    def predict(self, X):
+        """Labels of the released hypothesis at the domain indices in X.
+
+        Post-processing of what the stream released: costs no privacy.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, 1)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        idx = domain_indices(X, self.n_domain_, type(self).__name__)
+        return self.classes_[(self._released_predict(idx) > 0).astype(np.intp)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = False
+        return tags
+
+
+class PrivateOnlineDomainClassifier(PrivateEstimatorMixin, OnlineDomainClassifier):
+    """Base of private online classifiers over domain indices.
+
+    Subclasses have ``epsilon``, ``delta``, ``budget``, ``random_state`` (and
+    ``verbose``) parameters. At the first block of a stream (``fit``, or the first
+    ``partial_fit``), after all validation and before any randomness, (ε, δ) of
+    ``_stream_cost(plan)`` is charged once (later blocks continue the same release and
+    cost nothing more); then a stream seed is drawn from ``random_state``, from which
+    :meth:`_event_rng` derives one generator per data-dependent event. Copies of a
+    fitted stream share a fork ledger: continuing two copies is refused with
+    :class:`~skdp.exceptions.PrivacyError`. A subclass that hits a hard cap calls
+    :meth:`_stop_updating`: the learner then keeps predicting its last released
+    hypothesis (``updates_stopped_``, ``stop_reason_``; one
+    :class:`~skdp.exceptions.PrivacyWarning`).
+    """
+
+    def _stream_cost(self, plan):
+        """(ε, δ) charged at stream start; default: the validated ``epsilon``, ``delta``."""
+        return self._check_privacy_params()
+
+    def _before_block(self, n_rows, first_call, from_fit, plan):
+        if first_call:
+            epsilon, delta = self._stream_cost(plan)
+            self._charge(epsilon, delta, "fit" if from_fit else "partial_fit stream",
+                         accumulate=False)
+            self._entropy = int(check_generator(self.random_state).integers(2**63))
+            self._rng_cache = None
+            self._stream = _StreamLedger()
+            self._n_blocks = 0
+            self.updates_stopped_ = False
+            self.stop_reason_ = None
+        elif self._stream.blocks != self._n_blocks:
+            raise PrivacyError(
+                f"This fitted {type(self).__name__} is a copy of a stream that has since "
+                "been continued elsewhere: continuing both would release two "
+                "continuations of one private state (twice the privacy loss). Call fit "
+                "(charged again) to start a new stream."
+            )
+        self._stream.advance()
+        self._n_blocks += 1
+
+    def _event_rng(self, index):
+        """Generator of event ``index`` (e.g. switch number × roles + role).
+
+        Keyed by (stream seed, index), so the noise does not depend on how the stream
+        was cut into blocks. The returned generator is re-keyed by the next call.
+        """
+        self._rng_cache = keyed_generator(self._entropy, index, self._rng_cache)
+        return self._rng_cache
+
+    def _frozen(self):
+        return self.updates_stopped_
+
+    def _stop_updating(self, reason):
+        """Hard cap hit: stop updating for good, keep the released hypothesis, warn once."""
+        if self.updates_stopped_:
+            return
+        self.updates_stopped_ = True
+        self.stop_reason_ = reason
+        warnings.warn(
+            f"{type(self).__name__}: {reason}; to keep its privacy guarantee it stops "
+            "updating and keeps predicting with its last released hypothesis.",
+            PrivacyWarning, stacklevel=2,
+        )
+        if getattr(self, "verbose", 0):
+            print(f"[{type(self).__name__}] stopped updating after "
+                  f"{self.n_rounds_seen_} rounds: {reason}")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = True
+        tags.classifier_tags.poor_score = True
+        return tags

@@ -1,0 +1,210 @@
+"""Privacy audits of HistSparse (Golowich & Livni Alg. 2), with the broken variants the same
+audits must catch.
+
+Neighbouring inputs are sequences of lists that differ in one position per list (the
+mechanism's neighbouring relation). The audited output is the mechanism's transcript, which
+its privacy claim covers: the rounds that switched and the released element. Events are
+fixed from each design's structure before any sample is drawn.
+
+* Design P (pinning, c = 1): D's queries are (0.9, 0.9, 0.9, 0.9, 1.0), D′'s
+  (1.0, 1.0, 1.0, 1.0, 0.9); event "first switch in round 4". Without query noise it is
+  impossible under D′ (the four ⊥ answers pin the noisy threshold above 1.0).
+* Design U (no cutoff, c = 1): 2200 rounds whose queries alternate in blocks of 10 between
+  (D 1.0, D′ 0.9) and (D 0.9, D′ 1.0); event "more switches in the first kind of block".
+  With the cutoff there is at most one switch; without it the counts separate D from D′
+  (slow: every switch runs a histogram; the cutoff itself is AboveThreshold's, whose
+  no-cutoff variant ``tests/privacy/test_sparse_vector_audit.py`` also catches).
+* Design H (histogram, c = 1): the first query is 1 (h₀ is absent), then the histogram
+  sees an element with count τ (D) or τ − 1 (D′); event "that element is released".
+  Without noise the release is a deterministic threshold test.
+"""
+
+import numpy as np
+import pytest
+
+from skdp.audit import audit_mechanism
+from skdp.mechanisms import AboveThreshold, HistSparse, StableHistogram
+
+ALPHA = 1e-6
+
+
+class _NoQueryNoiseSVT(AboveThreshold):
+    @property
+    def _query_noise_scale(self):
+        return 0.0
+
+
+class _NoCutoffSVT(AboveThreshold):
+    @property
+    def _cutoff(self):
+        return np.inf
+
+
+class _NoiselessHistogram(StableHistogram):
+    def _noisy(self, counts, tau, size, rng):
+        noisy = np.broadcast_to(counts, size).copy()
+        return noisy, (noisy > 0) & (noisy >= tau)
+
+
+class NoQueryNoise(HistSparse):
+    def _make_svt(self, rng):
+        return _NoQueryNoiseSVT(self.threshold, self.svt_epsilon, sensitivity=1 / self.n_items,
+                                max_positives=self.max_switches, random_state=rng)
+
+
+class NoCutoff(HistSparse):
+    def _make_svt(self, rng):
+        return _NoCutoffSVT(self.threshold, self.svt_epsilon, sensitivity=1 / self.n_items,
+                            max_positives=self.max_switches, random_state=rng)
+
+
+class NoiselessHistogram(HistSparse):
+    def _make_hist(self, rng):
+        return _NoiselessHistogram(self.hist_epsilon, self.hist_delta, eta=self.eta,
+                                   random_state=rng)
+
+
+def _list(k, n_current):
+    """k items: ``n_current`` copies of h₀ = 0, the rest distinct (released never)."""
+    return np.r_[np.zeros(n_current, dtype=int), np.arange(1, k - n_current + 1)]
+
+
+# ----------------------------------------------------------------- design P
+P_PARAMS = dict(epsilon=1.0, delta=1e-6, n_items=10, eta=1.0, max_switches=1, initial=0)
+P_D0 = [_list(10, 1)] * 4 + [_list(10, 0)]  # Q = 0.9 ×4, then 1.0
+P_D1 = [_list(10, 0)] * 4 + [_list(10, 1)]  # Q = 1.0 ×4, then 0.9
+
+
+def _first_switch_sampler(cls, params):
+    def sample(lists, n, rng):
+        out = np.full(n, -1)
+        for i, seed in enumerate(rng.integers(2**62, size=n)):
+            hs = cls(**params, random_state=int(seed))
+            for data in lists:
+                if hs.process(data)[1]:
+                    out[i] = hs.switch_rounds[0]
+                    break
+        return out
+
+    return sample
+
+
+P_EVENTS = [lambda out: out == 4]
+
+
+def test_pinning_design_passes():
+    result = audit_mechanism(_first_switch_sampler(HistSparse, P_PARAMS), P_D0, P_D1,
+                             n_samples=3000, events=P_EVENTS, alpha=ALPHA, delta=1e-6,
+                             random_state=1)
+    assert result.epsilon_lower_bound <= P_PARAMS["epsilon"], str(result)
+
+
+def test_no_query_noise_is_caught():
+    result = audit_mechanism(_first_switch_sampler(NoQueryNoise, P_PARAMS), P_D0, P_D1,
+                             n_samples=3000, events=P_EVENTS, alpha=ALPHA, delta=1e-6,
+                             random_state=2)
+    assert result.epsilon_lower_bound > P_PARAMS["epsilon"], str(result)
+
+
+# ----------------------------------------------------------------- design U
+U_PARAMS = dict(epsilon=1.0, delta=1e-6, n_items=10, eta=1.0, max_switches=1, initial=0)
+U_BLOCK, U_BLOCKS = 10, 220
+
+
+def _switch_balance_sampler(cls):
+    """Switches in the blocks where D's query is the larger, minus the others."""
+    def sample(flip, n, rng):
+        high, low = _list(10, 0), _list(10, 1)
+        out = np.zeros(n, dtype=int)
+        for i, seed in enumerate(rng.integers(2**62, size=n)):
+            hs = cls(**U_PARAMS, random_state=int(seed))
+            for b in range(U_BLOCKS):
+                first_kind = b % 2 == 0
+                data = high if first_kind != flip else low
+                left = U_BLOCK
+                while left and not hs.halted:
+                    done, switched = hs.process(data, left)
+                    left -= done
+                    out[i] += int(switched) if first_kind else -int(switched)
+                if hs.halted:
+                    break
+        return out
+
+    return sample
+
+
+U_EVENTS = [lambda out: out > 0, lambda out: out >= 20]
+
+
+def test_cutoff_halts_the_mechanism():
+    hs = HistSparse(**U_PARAMS, random_state=0)
+    high = _list(10, 0)
+    while not hs.halted:
+        hs.process(high, 10)
+    assert hs.n_switches == 1 and len(hs.switch_rounds) == 1
+
+
+def test_cutoff_design_passes():
+    result = audit_mechanism(_switch_balance_sampler(HistSparse), False, True, n_samples=2000,
+                             events=U_EVENTS, alpha=ALPHA, delta=1e-6, random_state=3)
+    assert result.epsilon_lower_bound <= U_PARAMS["epsilon"], str(result)
+
+
+@pytest.mark.slow
+def test_no_cutoff_is_caught():
+    result = audit_mechanism(_switch_balance_sampler(NoCutoff), False, True, n_samples=150,
+                             events=U_EVENTS, alpha=ALPHA, delta=1e-6, random_state=4)
+    assert result.epsilon_lower_bound > U_PARAMS["epsilon"], str(result)
+
+
+# ----------------------------------------------------------------- design H
+H_PARAMS = dict(epsilon=2.0, delta=0.05, n_items=40, eta=0.25, max_switches=1, initial=0)
+
+
+def _h_lists():
+    tau = HistSparse(**H_PARAMS, random_state=0)._hist._threshold(40)
+    others = np.arange(100, 140)
+
+    def lst(count):  # `count` copies of element 7, the rest distinct; h₀ = 0 absent
+        return np.r_[np.full(count, 7), others[: 40 - count]]
+
+    return tau, lst(tau), lst(tau - 1)
+
+
+def _released_sampler(cls):
+    def sample(data, n, rng):
+        out = np.zeros(n, dtype=int)
+        for i, seed in enumerate(rng.integers(2**62, size=n)):
+            hs = cls(**H_PARAMS, random_state=int(seed))
+            left = 20
+            while left and not hs.halted:
+                left -= hs.process(data, left)[0]
+            out[i] = hs.current
+        return out
+
+    return sample
+
+
+H_EVENTS = [lambda out: out == 7]
+
+
+def test_histogram_design_is_tight():
+    tau, d0, _ = _h_lists()
+    assert 2 <= tau <= 20  # the element can be released, so the design exercises it
+    assert _released_sampler(HistSparse)(d0, 200, np.random.default_rng(0)).mean() > 0
+
+
+def test_histogram_design_passes():
+    _, d0, d1 = _h_lists()
+    result = audit_mechanism(_released_sampler(HistSparse), d0, d1, n_samples=2000,
+                             events=H_EVENTS, alpha=ALPHA, delta=H_PARAMS["delta"],
+                             random_state=5)
+    assert result.epsilon_lower_bound <= H_PARAMS["epsilon"], str(result)
+
+
+def test_noiseless_histogram_is_caught():
+    _, d0, d1 = _h_lists()
+    result = audit_mechanism(_released_sampler(NoiselessHistogram), d0, d1, n_samples=2000,
+                             events=H_EVENTS, alpha=ALPHA, delta=H_PARAMS["delta"],
+                             random_state=6)
+    assert result.epsilon_lower_bound > H_PARAMS["epsilon"], str(result)
