@@ -1,0 +1,293 @@
+"""Li, Wang & Ye's private online learner against an adaptive adversary (§3, Alg 1–2)."""
+
+import numbers
+import warnings
+
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from .._streams import keyed_generator
+from ..accounting import PrivacyBudget
+from ._adaptive_core import LiWangYeCore, resolve_adaptive_parameters
+from ._base import PrivateOnlineDomainClassifier
+from ._soa import MistakeBoundedLearner, SOALearner
+
+__all__ = ["AdaptivePrivateOnlineClassifier"]
+
+#: Horizon T of a ``partial_fit`` stream when ``n_rounds`` is None.
+DEFAULT_STREAM_HORIZON = 10**6
+
+
+class _KeyedRngs:
+    """``new_rng(index)``: a new Philox generator keyed by (stream seed, index); picklable."""
+
+    def __init__(self, entropy):
+        self.entropy = entropy
+
+    def __call__(self, index):
+        return keyed_generator(self.entropy, index)
+
+
+class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
+    """Private online learner of a Littlestone class against an adaptive adversary.
+
+    Algorithm 2 of Li, Wang & Ye (with their ``Update``, Algorithm 1): X holds domain
+    indices (shape (n, 1), integers in [0, N)) of a finite class; each row is predicted
+    with the *released* hypothesis h_t, then used. The learner keeps N_0 sibling sequences
+    of a deterministic mistake-bounded base learner (the SOA by default) in layers
+    s = 0 … D with N_s = N_0/2^s sequences, and a list L_s of frequent hypotheses released
+    by a PrivateHistogram. It releases the head of L_s until AboveThreshold (ε₀ = ε/2)
+    sees about N_s (paper; N_s/2 practical) mistakes of it, then the next one; each
+    round's example is appended to a uniformly random agreeing pair whose hypothesis errs
+    on it. When L_s is exhausted, ``Update`` merges every colliding pair with a
+    tournament example (random label) into a randomly permuted layer s + 1, and a
+    PrivateHistogram (ε₀/D, δ/D) of the hypotheses of its agreeing pairs gives L_{s+1}.
+    Between switches h_t is fixed, so blocks are processed vectorised; memory is the N_0
+    sequences (copy-on-write) and the lists.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        ε of the whole stream (every released hypothesis of every round).
+    delta : float, default=1e-6
+        δ ∈ (0, 1) of the whole stream (the histograms need δ > 0).
+    hypothesis_class : FiniteClass, label matrix, version space or MistakeBoundedLearner
+        The class (its SOA is the base learner: ``FiniteClass``/label matrix for small
+        classes, ``ThresholdVersionSpace(N)`` / ``PointVersionSpace(N)`` for large N), or
+        any fresh :class:`~skdp.online.MistakeBoundedLearner` (copied, never mutated).
+        Required (None raises at fit).
+    n_rounds : int, optional
+        T, the horizon (utility only: in the AboveThreshold thresholds and, for
+        ``preset="paper"``, N_0). None: ``len(X)`` in ``fit``, 10⁶ for a ``partial_fit``
+        stream. Rows beyond T are processed under the same (ε, δ), with a warning.
+    beta : float, default=0.05
+        Failure probability β of the mistake bound (utility only).
+    preset : {"practical", "paper"}, default="practical"
+        Constants of the paper or practical ones (see Notes); privacy is the same.
+    n_layers : int, optional
+        Override D, the number of layers = of PrivateHistogram calls.
+    n_sequences : int, optional
+        Override N_0 (rounded up to a multiple of 2^{D+1}).
+    max_list_size : int, optional
+        Cap on the list size ``len(L_s)`` (default N_1/4: a released hypothesis holds ≥ 2 pairs).
+    max_switches : int, optional
+        Cap on the number of switches of the released hypothesis
+        (default 1 + D·max_list_size).
+    budget : PrivacyBudget, optional
+        Charged (ε, δ) by ``fit`` and by the first ``partial_fit`` of a stream.
+    random_state : None, int or numpy.random.Generator
+        Source of all randomness (noise, insertion pairs, permutations, tournament labels).
+    verbose : int, default=0
+        Print each switch and layer change.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        ``classes_[1]`` is the +1 label of the class.
+    parameters_ : AdaptiveParameters
+        D, N_0, ε₀, the histogram's (ε, δ) and error, the thresholds, the caps.
+    mistake_bound_ : int
+        d, the base learner's mistake bound (Ldim for the SOA).
+    layer_ : int
+        Current layer s.
+    list_sizes_ : list of int
+        List sizes ``len(L_s)`` as released, s = 0 … ``layer_``.
+    n_switches_ : int
+        Switches of the released hypothesis (AboveThreshold ⊤ answers).
+    n_histograms_ : int
+        PrivateHistogram calls (≤ D).
+    status_ : str
+        ``"learning"``, or ``"stopped: <reason>"`` once a cap was hit.
+    updates_stopped_ : bool
+        True once a cap was hit: the learner keeps predicting its last released
+        hypothesis and no longer updates (one :class:`~skdp.exceptions.PrivacyWarning`).
+    stop_reason_ : str or None
+    n_mistakes_ : int
+        Online mistakes of the released hypotheses. Computed from the private labels:
+        **not** differentially private — an evaluation statistic, do not publish it.
+    n_rounds_seen_ : int
+    n_rounds_ : int
+        The horizon T used.
+    n_domain_, n_features_in_ : int
+    privacy_spent_ : PrivacyCost
+        (ε, δ) of this stream.
+    core_ : LiWangYeCore
+        The algorithm's state, including the private sequences: do not publish it.
+
+    Notes
+    -----
+    Which constants are whose. ``preset="paper"``: D = d, AboveThreshold threshold
+    N_s + 8(ln T + ln(6T/β))/ε₀, keep h with released count ≥ 3M_s/4,
+    M_s = 128·2^{−6·2^s}·N_s, N_0 ≥ 2^{6·2^d + d} with M_s ≥ 4 ln(3T/β) and
+    M_s ≥ 4·(histogram error) — refused (ValueError, nothing spent) when N_0 exceeds
+    2²² sequences or T, i.e. for every d ≥ 2 (N_0 ≈ 2^{26+} already at d = 2).
+    ``preset="practical"`` (default) keeps every mechanism and the accounting and
+    changes constants: D = min(d, 2), threshold N_s/2 + (4/ε₀)·ln(2T/β), keep every
+    hypothesis the histogram releases (released counts ≥ A + 2, its own threshold),
+    N_0 ≈ 64·(A + 2) (derivations in ``resolve_adaptive_parameters``). With D < d the
+    realizable mistake bound no longer applies: if L_D is exhausted the learner stops
+    updating (``status_``). ``beta=0.05``, ``delta=1e-6`` and the 10⁶ horizon of
+    ``partial_fit`` streams are practical defaults.
+    The SOA's tie-break and the tournament point (the first disagreement in domain order)
+    are skdp's choices; the paper allows any.
+
+    Adversary model. An adaptive adversary may choose (x_t, y_t) after seeing the released
+    hypotheses h_1, …, h_t — h_t itself included, since h_t is fixed before round t's
+    example is read (``AdaptiveThresholdAdversary(sees_current=True)`` probes it). It
+    never sees the internal randomness: insertion pairs i_t, permutations π, tournament
+    labels ȳ, noise. The privacy guarantee covers this game (below); the O_d(log T) mistake
+    bound is the paper's for the paper preset and realizable streams.
+
+    Privacy
+    -------
+    (ε, δ)-differentially private for the whole sequence of released hypotheses, for
+    *every* stream — realizable or not — in the adaptive sense of Li, Wang & Ye, Def 2.4
+    (Jain et al. 2023): an adversary that sees h_1 … h_t before choosing each example and
+    picks one challenge round with two candidate examples cannot tell which one was used
+    beyond (ε, δ). Proof (Li, Wang & Ye, Lemma B.3): the AboveThreshold instances
+    (ε₀-DP each, Lyu, Su & Li 2017, Thm 2, on monotone sensitivity-1 mistake counts) run
+    on disjoint rounds, so together they are ε₀-DP; given the public randomness (i_t, π,
+    ȳ, drawn whatever the data), changing one example changes at most one sequence per
+    layer, hence one element of each V_s, and each of the at most D PrivateHistograms is
+    (ε₀/D, δ/D)-DP (:class:`~skdp.mechanisms.StableHistogram`); basic composition gives
+    (2ε₀, δ) = (ε, δ). D is a hard cap (it bounds the histograms), so the guarantee holds
+    whatever the stream; ``max_switches``/``max_list_size`` cap time and memory (privacy
+    needs no cap on switches: the instances run on disjoint rounds). ``fit`` and the first
+    ``partial_fit`` of a stream charge (ε, δ); later blocks continue the same release.
+    The fitted object holds private state (the sequences): publish predictions, not the
+    pickled estimator. Copies of a fitted stream share a ledger: continuing two copies is
+    refused (:class:`~skdp.exceptions.PrivacyError`).
+
+    Mistakes (paper preset, realizable stream, any adaptive adversary): at most
+    O(2^{O(2^d)}(log T + log(1/β) + log(1/δ))/ε) with probability 1 − β (Thm 3.1).
+
+    References
+    ----------
+    B. Li, W. Wang, P. Ye. Private Online Learning against an Adaptive Adversary:
+    Realizable and Agnostic Settings, 2025, §3 (Alg 1, Alg 2, Thm 3.1), App. B.
+    N. Golowich, R. Livni. Littlestone classes are privately online learnable. NeurIPS
+    2021. M. Lyu, D. Su, N. Li. Understanding the sparse vector technique for
+    differential privacy. PVLDB 10(6), 2017.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.hypotheses.littlestone import PointVersionSpace
+    >>> from skdp.online import AdaptivePrivateOnlineClassifier
+    >>> x = np.random.default_rng(0).integers(0, 64, size=5000)
+    >>> y = (x == 7).astype(int)
+    >>> clf = AdaptivePrivateOnlineClassifier(epsilon=4.0, hypothesis_class=PointVersionSpace(64),
+    ...                                       random_state=0).fit(x[:, None], y)
+    >>> clf.privacy_spent_.epsilon, clf.n_histograms_ <= clf.parameters_.n_layers
+    (4.0, True)
+    """
+
+    _parameter_constraints: dict = {
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "hypothesis_class": "no_validation",
+        "n_rounds": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "preset": [StrOptions({"practical", "paper"})],
+        "n_layers": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "n_sequences": [Interval(numbers.Integral, 2, None, closed="left"), None],
+        "max_list_size": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "max_switches": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "budget": [PrivacyBudget, None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, epsilon=1.0, delta=1e-6, hypothesis_class=None, n_rounds=None,
+                 beta=0.05, *, preset="practical", n_layers=None, n_sequences=None,
+                 max_list_size=None, max_switches=None, budget=None, random_state=None,
+                 verbose=0):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.hypothesis_class = hypothesis_class
+        self.n_rounds = n_rounds
+        self.beta = beta
+        self.preset = preset
+        self.n_layers = n_layers
+        self.n_sequences = n_sequences
+        self.max_list_size = max_list_size
+        self.max_switches = max_switches
+        self.budget = budget
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ----------------------------------------------------------------- stream hooks
+    def _base_learner(self):
+        hc = self.hypothesis_class
+        if hc is None:
+            raise ValueError(
+                f"{type(self).__name__} needs a hypothesis_class (a FiniteClass, a label "
+                "matrix, ThresholdVersionSpace(N) / PointVersionSpace(N), or a fresh "
+                "MistakeBoundedLearner)."
+            )
+        if isinstance(hc, MistakeBoundedLearner):
+            return hc.copy()
+        return SOALearner(hc)
+
+    def _prepare_stream(self, from_fit):
+        self._check_privacy_params()
+        learner = self._base_learner()
+        return learner.n_domain, {"learner": learner, "from_fit": from_fit}
+
+    def _before_block(self, n_rows, first_call, from_fit, plan):
+        if first_call:  # resolve (and maybe refuse) the parameters before the charge
+            horizon = self.n_rounds or (n_rows if from_fit else DEFAULT_STREAM_HORIZON)
+            epsilon, delta = self._check_privacy_params()
+            plan["params"] = resolve_adaptive_parameters(
+                epsilon, delta, horizon, self.beta, plan["learner"].mistake_bound,
+                preset=self.preset, n_layers=self.n_layers, n_sequences=self.n_sequences,
+                max_list_size=self.max_list_size, max_switches=self.max_switches)
+        super()._before_block(n_rows, first_call, from_fit, plan)
+        if not first_call:
+            seen = self.n_rounds_seen_ + n_rows
+            if seen > self.n_rounds_ and not self._horizon_warned:
+                self._horizon_warned = True
+                warnings.warn(
+                    f"{type(self).__name__}: the stream passed n_rounds={self.n_rounds_} "
+                    "rows. Privacy is unchanged (it does not depend on T), but the "
+                    "AboveThreshold thresholds assumed T rows.", UserWarning, stacklevel=5)
+
+    def _init_stream(self, plan):
+        params = plan["params"]
+        self.parameters_ = params
+        self.n_rounds_ = params.horizon
+        self.mistake_bound_ = plan["learner"].mistake_bound
+        self._horizon_warned = False
+        self.core_ = self._make_core(plan["learner"], params)
+        self._sync()
+
+    def _make_core(self, learner, params):
+        """The algorithm's state (tests override this to build broken variants)."""
+        return LiWangYeCore(learner, params, _KeyedRngs(self._entropy))
+
+    def _sync(self):
+        core = self.core_
+        self.layer_ = core.layer
+        self.list_sizes_ = list(core.list_sizes)
+        self.n_switches_ = core.n_switches
+        self.n_histograms_ = core.n_histograms
+        self.status_ = "learning" if core.halted is None else f"stopped: {core.halted}"
+
+    def _released_predict(self, x):
+        return self.core_.predict(x)
+
+    def _scan(self, x, y, wrong):
+        return self.core_.scan(x, y, wrong)
+
+    def _step(self, x, y, wrong):
+        layer = self.core_.layer
+        reason = self.core_.switch()
+        self._sync()
+        if self.verbose:
+            print(f"[{type(self).__name__}] round {self.n_rounds_seen_}: switch "
+                  f"{self.n_switches_}, layer {layer} -> {self.layer_}, "
+                  f"|L_s| = {self.list_sizes_[-1]}, mistakes {self.n_mistakes_}")
+        if reason is not None:
+            self._stop_updating(reason)
+
+    def _fresh_predict_one(self, x):
+        return self._base_learner().predict_one(x)
