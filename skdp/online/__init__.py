@@ -1,12 +1,25 @@
-"""Online learning of Littlestone classes.
+"""Private online learning of Littlestone classes, realizable and agnostic.
 
-* :class:`SOAClassifier` — the non-private Standard Optimal Algorithm (Littlestone 1988),
-  the mistake-bound ceiling the private learners are compared with;
+Private learners (each (ε, δ)-DP with respect to the whole stream, caps enforced):
+
+* :class:`DPSOAClassifier` — DP-SOA with HistSparse (Golowich & Livni 2021), and its
+  re-run variant for adaptive adversaries;
+* :class:`AdaptivePrivateOnlineClassifier` — the O_d(log T) learner against an adaptive
+  adversary (Li, Wang & Ye 2024, Alg. 1–2);
+* :class:`BatchSanitizedOnlineClassifier` and :class:`PrivateExpertsClassifier` — the
+  agnostic learners of Li, Wang & Ye §4 (batch-and-sanitize; private experts), with the
+  :class:`Sanitizer` interface and two histogram sanitizers.
+
+Non-private ceiling and tooling:
+
+* :class:`SOAClassifier` — the Standard Optimal Algorithm (Littlestone 1988);
 * :class:`MistakeBoundedLearner` — the protocol of the deterministic mistake-bounded base
   learner the private learners accept, implemented by :class:`SOALearner`;
-* adversaries (oblivious and adaptive) and :func:`run_online`, which returns mistake curves.
+* adversaries (oblivious and adaptive), :class:`NoisyLabels`, and :func:`run_online`,
+  which returns mistake curves.
 """
 
+from ._adaptive import AdaptivePrivateOnlineClassifier
 from ._adversaries import (
     AdaptiveFiniteAdversary,
     AdaptivePointAdversary,
@@ -14,16 +27,30 @@ from ._adversaries import (
     ObliviousAdversary,
     run_online,
 )
+from ._batch_sanitized import BatchSanitizedOnlineClassifier
+from ._dp_soa import DPSOAClassifier, DPSOAParameters
+from ._experts import PrivateExpertsClassifier
+from ._noisy import NoisyLabels
+from ._sanitizers import HistogramSanitizer, Sanitizer, StableHistogramSanitizer
 from ._soa import MistakeBoundedLearner, SOAClassifier, SOALearner, first_disagreement
 
 __all__ = [
     "AdaptiveFiniteAdversary",
     "AdaptivePointAdversary",
+    "AdaptivePrivateOnlineClassifier",
     "AdaptiveThresholdAdversary",
+    "BatchSanitizedOnlineClassifier",
+    "DPSOAClassifier",
+    "DPSOAParameters",
+    "HistogramSanitizer",
     "MistakeBoundedLearner",
+    "NoisyLabels",
     "ObliviousAdversary",
+    "PrivateExpertsClassifier",
     "SOAClassifier",
     "SOALearner",
+    "Sanitizer",
+    "StableHistogramSanitizer",
     "first_disagreement",
     "run_online",
 ]
