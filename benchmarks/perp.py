@@ -1,0 +1,328 @@
+"""Stemmer's private truly-everlasting robust prediction (PERP) against adversarial streams.
+
+Every run plants a target in [0, 1]^d with :class:`skdp.datasets.RobustPEPStream`,
+fits the predictor on exactly the labelled sample its first phase needs
+(``initial_sample_size_``, practical preset, no overrides) drawn from D, and
+answers one stream of queries in blocks (1 000 queries, growing to 5 % of the
+stream so far, at most 50 000); each query is from D with probability γ,
+otherwise from the adversary, which sees the answers to the previous block.
+Utility is the error on the D-queries only (Definition 3.1). δ* = 1e-6, α = 0.1,
+β = 0.05 throughout.
+
+* ε: at ε = 1 even the practical preset needs ≈ 7.5·10⁹ labelled rows (d = 2),
+  so the runs use ε ∈ {100, 1000}; the sample-size table shows every ε.
+* rectangles, d = 2: error on D vs the number of queries T ∈ {10³, …, 10⁶}
+  (``--quick``: 10³, 10⁴, ε = 1000 only) for γ ∈ {1, 0.5, 0.1} (γ < 1: the
+  adaptive "challenge" adversary), the phase reached and the privacy the ledger
+  shows; next to the non-private ERM rectangle (tightest box around the
+  labelled positives) and to :class:`~skdp.prediction.SubsampleAggregatePredictor`
+  (Rectangles teachers) at the same (ε, δ*) on the same sample, planned for
+  exactly T queries and answering the same first T queries.
+* the other adversaries (far, boundary, repeat) at γ = 0.5, T = 10⁵.
+* decision stumps (d = 5, 20; ε = 2000) with ``DecisionStumpPERPClassifier``,
+  against sklearn's depth-1 tree.
+* the labelled sample the first phase needs (``perp_parameters``): the paper's
+  constants vs the practical preset.
+* throughput: queries per second inside ``predict`` (stream generation
+  excluded), on blocks of 10⁵; target ≥ 10⁵ for d = 2.
+
+Run ``nice -n 10 python benchmarks/perp.py`` (full, < 10 min) or ``--quick``.
+"""
+
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _report import format_rate, make_parser, markdown_table, output_dir, rng_for, write_report
+
+from skdp.datasets import RobustPEPStream, play_robust_pep
+from skdp.exceptions import PrivacyWarning
+from skdp.hypotheses import Rectangles
+from skdp.prediction import (
+    DecisionStumpPERPClassifier,
+    RectanglesPERPClassifier,
+    SubsampleAggregatePredictor,
+    perp_parameters,
+)
+
+DELTA, ALPHA, BETA = 1e-6, 0.1, 0.05
+EPSILONS = (100.0, 1000.0)
+EPS_STUMP = 2000.0
+GAMMAS = (1.0, 0.5, 0.1)
+T_GRID = (1_000, 10_000, 100_000, 1_000_000)
+OTHER_ADVERSARIES = ("far", "boundary", "repeat")
+
+
+def _block(done):
+    """Blocks of 1 000 queries, growing with the stream (≤ 50 000)."""
+    return min(50_000, max(1_000, done // 20))
+
+
+class _Timed:
+    """Wraps a predictor: counts the seconds spent inside ``predict`` only."""
+
+    def __init__(self, clf):
+        self.clf, self.seconds = clf, 0.0
+
+    def predict(self, X):
+        start = time.perf_counter()
+        try:
+            return self.clf.predict(X)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+
+def _error(pred, truth, mask):
+    return float(np.mean(pred[mask] != truth[mask])) if mask.any() else float("nan")
+
+
+def _need(clf, d):
+    """The estimator's own initial_sample_size_ (a probe fit spends nothing)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)  # the probe is below the need
+        return clf.fit(np.eye(2, d), [0, 1]).initial_sample_size_
+
+
+def _erm_box(X, y):
+    """Non-private ERM: the tightest box around the positive examples."""
+    return Rectangles(X.shape[1]).fit_blocks(X, 2 * y - 1, np.zeros(len(y), dtype=int), 1)
+
+
+def _sa_error(eps, X, y, queries, truth, from_D, seed):
+    """Subsample-and-aggregate at the same (ε, δ*), planned for exactly these queries."""
+    clf = SubsampleAggregatePredictor(Rectangles(X.shape[1]), epsilon=eps, delta=DELTA,
+                                      n_queries=len(queries), random_state=seed).fit(X, y)
+    return _error(clf.predict(queries), truth, from_D)
+
+
+def run_stream(cls, eps, gamma, adversary, d, t_grid, seed, *, concept="rectangle"):
+    """Fit on the first phase's need, answer one stream of max(t_grid) queries.
+
+    Returns one row per checkpoint T and the phase curve [(queries done, phase)].
+    """
+    adversary = adversary if gamma < 1 else "none"
+    name = f"{cls.__name__}/{concept}/d={d}/ε={eps}/γ={gamma}/{adversary}"
+    stream = RobustPEPStream(d, gamma=gamma, adversary=adversary, concept=concept,
+                             random_state=rng_for(seed, name))
+    clf = cls(epsilon=eps, delta=DELTA, alpha=ALPHA, beta=BETA, gamma=gamma, random_state=seed)
+    X, y = stream.sample(_need(clf, d))
+    clf.fit(X, y)
+    timed, state = _Timed(clf), {}
+
+    def record(done, _):
+        state[done] = (clf.phase_, clf.queries_answered_, clf.privacy_spent_,
+                       clf.n_reexecutions_)
+
+    result = play_robust_pep(timed, stream, max(t_grid), block_size=_block, callback=record)
+    answers, from_D, truth = result["answers"], result["from_D"], result["truth"]
+    if concept == "rectangle":
+        box = _erm_box(X, y)
+
+        def baseline(Q):
+            return (Rectangles(d).predict_blocks(box, Q)[0] > 0).astype(int)
+    else:
+        from sklearn.tree import DecisionTreeClassifier
+
+        baseline = DecisionTreeClassifier(max_depth=1, random_state=0).fit(X, y).predict
+    rows = []
+    for T in t_grid:
+        done = min(T, result["n_answered"])
+        # The predictor's own counters at the end of the block holding query T.
+        phase, answered, spent, restarts = state[min(e for e in state if e >= done)]
+        mask, recent = from_D[:done], slice(done // 10, done)
+        queries = result["queries"][:done]
+        row = {
+            "estimator": cls.__name__.replace("Classifier", ""), "d": d, "epsilon": int(eps),
+            "gamma": gamma, "adversary": adversary, "T": T, "n": len(y),
+            "t1": clf.parameters_.first_phase_length, "answered": answered, "phase": phase,
+            "restarts": restarts, "eps_spent": spent.epsilon, "delta_spent": spent.delta,
+            "err_D": _error(answers[:done], truth[:done], mask),
+            "err_D_recent": _error(answers[recent], truth[recent], from_D[recent]),
+            "erm_err_D": _error(baseline(queries), truth[:done], mask),
+            "qps": result["n_answered"] / max(timed.seconds, 1e-9),
+        }
+        if concept == "rectangle":
+            row["sa_err_D"] = _sa_error(eps, X, y, queries, truth[:done], mask, seed)
+        rows.append(row)
+    curve = sorted((done, s[0]) for done, s in state.items())
+    return rows, curve
+
+
+def throughput(d, eps, gamma, seed, n_queries):
+    """Queries/s of ``predict`` alone, on blocks of 10⁵ (the vectorised path)."""
+    adversary = "challenge" if gamma < 1 else "none"
+    stream = RobustPEPStream(d, gamma=gamma, adversary=adversary,
+                             random_state=rng_for(seed, f"qps/{d}/{eps}/{gamma}"))
+    clf = RectanglesPERPClassifier(epsilon=eps, delta=DELTA, alpha=ALPHA, beta=BETA,
+                                   gamma=gamma, random_state=seed)
+    clf.fit(*stream.sample(_need(clf, d)))
+    timed = _Timed(clf)
+    play_robust_pep(timed, stream, n_queries, block_size=100_000)
+    return n_queries / timed.seconds, clf.phase_
+
+
+def sample_sizes(cases):
+    rows = []
+    for eps, d, gamma in cases:
+        paper = perp_parameters(eps, DELTA, ALPHA, BETA, gamma, d, preset="paper")
+        practical = perp_parameters(eps, DELTA, ALPHA, BETA, gamma, d, preset="practical")
+        rows.append({
+            "epsilon": int(eps), "d": d, "gamma": gamma,
+            "n_paper": paper.initial_sample_size, "n_practical": practical.initial_sample_size,
+            "ratio": paper.initial_sample_size / practical.initial_sample_size,
+            "t1_paper": paper.first_phase_length, "t1_practical": practical.first_phase_length,
+        })
+    return rows
+
+
+def _plot(path, rows, curves, sizes):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(16, 4.8), layout="constrained")
+    colors = dict(zip(GAMMAS, ("tab:blue", "tab:orange", "tab:green"), strict=True))
+    eps = max(curves)[0]
+    for gamma in GAMMAS:
+        sel = [r for r in rows if r["estimator"] == "RectanglesPERP" and r["epsilon"] == eps
+               and r["gamma"] == gamma and r["adversary"] in ("challenge", "none")]
+        Ts, c = [r["T"] for r in sel], colors[gamma]
+        ax1.plot(Ts, [r["err_D"] for r in sel], "o-", color=c, label=f"PERP γ={gamma}")
+        ax1.plot(Ts, [r["sa_err_D"] for r in sel], "s--", color=c, alpha=0.6,
+                 label=f"S&A γ={gamma}")
+        ax1.plot(Ts, [r["erm_err_D"] for r in sel], ":", color=c, alpha=0.8,
+                 label=f"non-private ERM γ={gamma}")
+        for (e, g), curve in curves.items():
+            if g == gamma:
+                done, phase = zip(*curve, strict=True)
+                ax2.step(done, phase, where="post", color=c, ls="-" if e == eps else "--",
+                         label=f"ε={e:g}, γ={gamma}")
+    ax1.axhline(ALPHA, color="k", lw=0.8, ls="--", label="α")
+    ax1.set_xscale("log")
+    ax1.set_xlabel("queries T")
+    ax1.set_ylabel("error on the D-queries (first T)")
+    ax1.set_title(f"rectangles d=2, ε={eps:g}: error on D vs T", fontsize=10)
+    ax1.legend(fontsize=6, ncol=2)
+    ax2.set_xscale("log")
+    ax2.set_xlabel("queries answered")
+    ax2.set_ylabel("phase")
+    ax2.set_title("phase reached (γ < 1: challenge adversary)", fontsize=10)
+    ax2.legend(fontsize=6)
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for eps_s, color in zip(sorted({r["epsilon"] for r in sizes}), palette, strict=False):
+        sel = [r for r in sizes if r["epsilon"] == eps_s and r["gamma"] == 0.5]
+        for preset, marker in (("paper", "o-"), ("practical", "s--")):
+            ax3.plot([r["d"] for r in sel], [r[f"n_{preset}"] for r in sel], marker,
+                     color=color, label=f"{preset}, ε={eps_s:g}")
+    ax3.set_yscale("log")
+    ax3.set_xscale("log")
+    ax3.set_xlabel("dimension d")
+    ax3.set_ylabel("labelled rows for phase 1")
+    ax3.set_title("first-phase sample, γ=0.5: paper vs practical constants", fontsize=10)
+    ax3.legend(fontsize=6, ncol=2)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def main(argv=None):
+    parser = make_parser(__doc__.splitlines()[0])
+    args = parser.parse_args(argv)
+    quick, seed = args.quick, args.seed
+    t_grid = T_GRID[:2] if quick else T_GRID
+    t_single = (10_000,) if quick else (100_000,)
+    epsilons = EPSILONS[1:] if quick else EPSILONS
+    rows, curves, timings = [], {}, {}
+
+    def section(label, fn):
+        start = time.perf_counter()
+        out = fn()
+        timings[label] = time.perf_counter() - start
+        print(f"{label}: {timings[label]:.1f} s", file=sys.stderr)
+        return out
+
+    for eps in epsilons:
+        for gamma in GAMMAS:
+            got, curves[(eps, gamma)] = section(
+                f"rect ε={eps:g} γ={gamma}",
+                lambda e=eps, g=gamma: run_stream(RectanglesPERPClassifier, e, g, "challenge",
+                                                  2, t_grid, seed))
+            rows += got
+    for adversary in OTHER_ADVERSARIES:
+        rows += section(
+            f"rect {adversary}",
+            lambda a=adversary: run_stream(RectanglesPERPClassifier, 1000.0, 0.5, a, 2,
+                                           t_single, seed))[0]
+    for d in (5, 20):
+        for gamma in (1.0, 0.5):
+            rows += section(
+                f"stumps d={d} γ={gamma}",
+                lambda d=d, g=gamma: run_stream(DecisionStumpPERPClassifier, EPS_STUMP, g,
+                                                "challenge", d, t_single, seed,
+                                                concept="stump"))[0]
+    n_qps = 200_000 if quick else 1_000_000
+    qps = {key: section(f"qps {key}", lambda k=key: throughput(*k, seed, n_qps))
+           for key in ((2, 1000.0, 1.0), (2, 1000.0, 0.5), (2, 100.0, 1.0), (5, 1000.0, 1.0))}
+    size_cases = [(e, d, 0.5) for e in (1.0, 10.0, 100.0, 1000.0) for d in (1, 2, 5, 10)]
+    size_cases += [(e, 2, g) for e in (1.0, 1000.0) for g in (1.0, 0.1)]
+    if quick:
+        size_cases = [c for c in size_cases if c[0] == 1000.0]
+    sizes = section("sample sizes", lambda: sample_sizes(size_cases))
+
+    columns = {
+        "estimator": "estimator", "d": "d", "epsilon": "ε", "gamma": "γ",
+        "adversary": "adversary", "T": "T", "n": "labelled n", "t1": "t₁", "phase": "phase",
+        "restarts": "restarts", "eps_spent": "ε spent", "delta_spent": "δ spent",
+        "err_D": "err on D", "err_D_recent": "err on D (last 90 %)",
+        "erm_err_D": "non-private err", "sa_err_D": "S&A err", "qps": "queries/s",
+    }
+    size_columns = {
+        "epsilon": "ε", "d": "d", "gamma": "γ", "n_paper": "n (paper)",
+        "n_practical": "n (practical)", "ratio": "paper / practical",
+        "t1_paper": "t₁ (paper)", "t1_practical": "t₁ (practical)",
+    }
+    notes = [
+        f"δ* = {DELTA:g}, α = {ALPHA}, β = {BETA}; labelled n = the first phase's need "
+        "(practical preset, no overrides); t₁ = phase-1 length (phase p: t₁·3^(p−1) "
+        "queries); queries in blocks of 1000 growing to 5 % of the stream so far (≤ 50 000), "
+        "the adversary sees the answers to the previous block; γ = 1: no adversary.",
+        "err on D: error rate on the D-queries among the first T (Definition 3.1 asks ≤ α "
+        "at all times w.p. 1 − β); 'last 90 %' drops the first tenth of the stream. "
+        "restarts: ChallengeBT copies re-executed after their Stopper halted.",
+        "non-private: the tightest box around the labelled positives (stumps: sklearn's "
+        "depth-1 tree), answering the same queries. S&A: SubsampleAggregatePredictor"
+        "(Rectangles) at the same (ε, δ*) on the same sample, planned for exactly T "
+        "queries, answering the same first T queries (adversarial ones included).",
+        "ε spent / δ spent: the ledger budget_.spent — ε per record (not summed), δ = "
+        "δ(0) + Σ over answered queries of δ(i), ≤ δ* however long the stream.",
+        "queries/s in the table: inside predict over the whole stream. On blocks of 10⁵: "
+        + "; ".join(f"d={d}, ε={e:g}, γ={g}: {format_rate(r)} q/s (phase {p})"
+                    for (d, e, g), (r, p) in qps.items()) + ".",
+        "timings (s): " + "; ".join(f"{k}: {v:.0f}" for k, v in timings.items()),
+    ]
+    out = output_dir(args)
+    write_report("perp", rows, columns, out_dir=out,
+                 title="PERP: private truly-everlasting robust prediction (Stemmer)",
+                 notes=notes, plot=lambda path: _plot(path, rows, curves, sizes))
+    text = ("\n## Labelled sample the first phase needs (perp_parameters)\n\n"
+            f"δ* = {DELTA:g}, α = {ALPHA}, β = {BETA}; rows needed before the first "
+            "data-dependent answer, and the first phase's length.\n\n"
+            + markdown_table([{k: f"{v:.3g}" if isinstance(v, int) and v >= 10**5 else v
+                               for k, v in r.items()} for r in sizes], size_columns) + "\n")
+    print(text)
+    with (out / "perp.md").open("a", encoding="utf-8") as handle:
+        handle.write(text)
+    with (out / "perp_sample_sizes.csv").open("w", encoding="utf-8") as handle:
+        handle.write(",".join(size_columns) + "\n")
+        for r in sizes:
+            handle.write(",".join(f"{r[k]:.6g}" if isinstance(r[k], float) else str(r[k])
+                                  for k in size_columns) + "\n")
+
+
+if __name__ == "__main__":
+    main()
