@@ -12,9 +12,11 @@ decision_list
 linear
     Winnow, ConfidentWinnow, DP-Winnow and online private decision lists (Bun & Fang).
 online
-    Online learning of Littlestone classes: SOA, base-learner protocol, adversaries.
+    Private online learning of Littlestone classes (DP-SOA, Li–Wang–Ye) and agnostic
+    private online learners; SOA, base-learner protocol, adversaries.
 prediction
-    Query-budgeted private predictors (Yan; subsample-and-aggregate baseline).
+    Query-budgeted private predictors: Yan's shrinkage predictor, Stemmer's truly
+    everlasting PERP (rectangles, decision stumps), subsample-and-aggregate baseline.
 hypotheses
     Hypothesis classes with constrained ERM (finite, thresholds, rectangles, halfspaces).
 preprocessing
@@ -42,21 +44,34 @@ from .linear import (
     OnlineDecisionListClassifier,
     WinnowClassifier,
 )
-from .online import SOAClassifier
+from .online import (
+    AdaptivePrivateOnlineClassifier,
+    BatchSanitizedOnlineClassifier,
+    DPSOAClassifier,
+    PrivateExpertsClassifier,
+    SOAClassifier,
+)
 from .prediction import (
+    DecisionStumpPERPClassifier,
     PrivatePredictor,
     QueryBudgetExhaustedError,
+    RectanglesPERPClassifier,
     SubsampleAggregatePredictor,
+    perp_parameters,
 )
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "AdaptivePrivateOnlineClassifier",
+    "BatchSanitizedOnlineClassifier",
     "BudgetExhaustedError",
     "ConfidentWinnowClassifier",
     "ConjunctionFeatures",
     "DPDecisionListClassifier",
+    "DPSOAClassifier",
     "DPWinnowClassifier",
+    "DecisionStumpPERPClassifier",
     "GreedyDecisionListClassifier",
     "MechanismHaltedError",
     "OnlineDecisionListClassifier",
@@ -64,10 +79,13 @@ __all__ = [
     "PrivacyError",
     "PrivacyParameterError",
     "PrivacyWarning",
+    "PrivateExpertsClassifier",
     "PrivatePredictor",
     "QueryBudgetExhaustedError",
+    "RectanglesPERPClassifier",
     "SOAClassifier",
     "SubsampleAggregatePredictor",
     "WinnowClassifier",
     "__version__",
+    "perp_parameters",
 ]

@@ -12,7 +12,8 @@ def demo_row(rng, budget):
     n, d = 20_000, 30
     X, y, _ = planted_decision_list(rng, 2 * n, d, noise=0.05)
     eps = 0.5
-    dp = DPDecisionListClassifier(epsilon=eps, max_rules=10, budget=budget, random_state=rng)
+    dp = DPDecisionListClassifier(epsilon=eps, max_rules=10, classes=[0, 1], budget=budget,
+                                  random_state=rng)
     dp.fit(X[:n], y[:n])
     greedy = GreedyDecisionListClassifier().fit(X[:n], y[:n])
     return {
