@@ -9,7 +9,7 @@ from .._streams import keyed_generator
 from ..accounting import PrivacyBudget
 from ._adaptive_core import LiWangYeCore, resolve_adaptive_parameters
 from ._base import PrivateOnlineDomainClassifier
-from ._soa import MistakeBoundedLearner, SOALearner
+from ._soa import base_learner_for
 
 __all__ = ["AdaptivePrivateOnlineClassifier"]
 
@@ -217,16 +217,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
 
     # ----------------------------------------------------------------- stream hooks
     def _base_learner(self):
-        hc = self.hypothesis_class
-        if hc is None:
-            raise ValueError(
-                f"{type(self).__name__} needs a hypothesis_class (a FiniteClass, a label "
-                "matrix, ThresholdVersionSpace(N) / PointVersionSpace(N), or a fresh "
-                "MistakeBoundedLearner)."
-            )
-        if isinstance(hc, MistakeBoundedLearner):
-            return hc.copy()
-        return SOALearner(hc)
+        return base_learner_for(self.hypothesis_class, type(self).__name__)
 
     def _prepare_stream(self, from_fit):
         self._check_privacy_params()

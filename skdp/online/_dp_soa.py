@@ -13,7 +13,7 @@ from .._streams import keyed_generator
 from ..accounting import PrivacyBudget, advanced_composition
 from ..mechanisms import HistSparse, StableHistogram, stable_histogram_min_size
 from ._base import PrivateOnlineDomainClassifier
-from ._soa import MistakeBoundedLearner, SOALearner, first_disagreement
+from ._soa import base_learner_for, first_disagreement
 
 __all__ = ["DPSOAClassifier", "DPSOAParameters"]
 
@@ -450,16 +450,7 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
 
     # ----------------------------------------------------------------- parameters
     def _base_learner(self):
-        hc = self.hypothesis_class
-        if hc is None:
-            raise ValueError(
-                f"{type(self).__name__} needs a hypothesis_class (a FiniteClass, a label "
-                "matrix, ThresholdVersionSpace(N) / PointVersionSpace(N), or a "
-                "MistakeBoundedLearner)."
-            )
-        if isinstance(hc, MistakeBoundedLearner):
-            return hc.copy()
-        return SOALearner(hc)
+        return base_learner_for(self.hypothesis_class, type(self).__name__)
 
     def _resolve(self, learner):
         epsilon, delta = self._check_privacy_params()

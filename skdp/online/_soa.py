@@ -132,6 +132,24 @@ def _first_positive_threshold(vs):
 _UNSET = object()
 
 
+def base_learner_for(hypothesis_class, owner):
+    """The base learner a private online learner runs on ``hypothesis_class``.
+
+    A :class:`MistakeBoundedLearner` instance plugs in as it is (a copy, so refitting
+    starts from the same fresh state); anything else is a class for :class:`SOALearner`.
+    ``owner`` names the estimator in the error raised when no class was given.
+    """
+    if hypothesis_class is None:
+        raise ValueError(
+            f"{owner} needs a hypothesis_class (a FiniteClass, a label matrix, "
+            "ThresholdVersionSpace(N) / PointVersionSpace(N), or a fresh "
+            "MistakeBoundedLearner)."
+        )
+    if isinstance(hypothesis_class, MistakeBoundedLearner):
+        return hypothesis_class.copy()
+    return SOALearner(hypothesis_class)
+
+
 class SOALearner:
     """The (conservative) Standard Optimal Algorithm: a :class:`MistakeBoundedLearner`.
 

@@ -7,13 +7,13 @@ import warnings
 
 import numpy as np
 import pytest
+from _domain_checks import domain_check_cases
 from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
-from sklearn.utils.estimator_checks import estimator_checks_generator
 
 from skdp import PrivacyBudget
 from skdp.exceptions import BudgetExhaustedError, PrivacyError, PrivacyWarning
@@ -37,30 +37,10 @@ def _data(rng, n=400, n_domain=32, target=11):
 
 
 # ----------------------------------------------------------------- sklearn checks
-_DOMAIN = ("sklearn's check data are real multi-feature vectors, not domain indices of a "
-           "finite class: refused by design with a clear ValueError")
-_DATA_CHECKS = [
-    "check_classifier_data_not_an_array", "check_classifiers_classes",
-    "check_classifiers_train", "check_dict_unchanged", "check_dont_overwrite_parameters",
-    "check_dtype_object", "check_estimators_dtypes", "check_estimators_fit_returns_self",
-    "check_estimators_nan_inf", "check_estimators_overwrite_params",
-    "check_estimators_partial_fit_n_features", "check_estimators_pickle",
-    "check_f_contiguous_array_estimator", "check_fit2d_1feature", "check_fit2d_predict1d",
-    "check_fit_check_is_fitted", "check_fit_idempotent", "check_fit_score_takes_y",
-    "check_methods_sample_order_invariance", "check_methods_subset_invariance",
-    "check_n_features_in", "check_n_features_in_after_fitting", "check_pipeline_consistency",
-    "check_positive_only_tag_during_fit", "check_readonly_memmap_input",
-    "check_supervised_y_2d",
-]
-
-
 def _cases():
     est = AdaptivePrivateOnlineClassifier(
         hypothesis_class=FiniteClass(threshold_class(8).label_matrix), **P)
-    for e, check in estimator_checks_generator(
-        est, expected_failed_checks=dict.fromkeys(_DATA_CHECKS, _DOMAIN), mark="skip"
-    ):
-        yield pytest.param(e, check, id=getattr(check, "func", check).__name__)
+    return domain_check_cases({"adaptive": (est, 8)})
 
 
 @pytest.mark.parametrize(("estimator", "check"), list(_cases()))

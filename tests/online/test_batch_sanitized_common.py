@@ -8,13 +8,13 @@ import warnings
 
 import numpy as np
 import pytest
+from _domain_checks import PublicBins, domain_check_cases
 from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
-from sklearn.utils.estimator_checks import estimator_checks_generator
 
 from skdp import PrivacyBudget
 from skdp.exceptions import BudgetExhaustedError, PrivacyError, PrivacyWarning
@@ -41,14 +41,9 @@ def _make(kind, **kw):
 KINDS = ["batch", "experts"]
 
 
-def _bins(X):
-    """PUBLIC binning of the first feature into {0, …, 7} (bounds fixed in advance)."""
-    X = np.asarray(X, dtype=float)
-    return np.clip(np.floor((X[:, :1] + 4.0) * N / 8.0), 0, N - 1)
-
-
 def _binner():
-    return FunctionTransformer(_bins, validate=True)
+    """PUBLIC binning of the first feature into {0, …, 7} (bounds fixed in advance)."""
+    return FunctionTransformer(PublicBins(N), validate=True)
 
 
 def _noisy_stream(rng, n, rate=0.1, threshold=5):
@@ -59,47 +54,8 @@ def _noisy_stream(rng, n, rate=0.1, threshold=5):
 
 
 # ----------------------------------------------------------------- sklearn checks
-_DOMAIN = ("sklearn's check data are real multi-feature vectors, not domain indices of a "
-           "finite class: refused by design with a clear ValueError; the same check passes "
-           "on a public-bounds binning pipeline (test below)")
-_DATA_CHECKS = [
-    "check_classifier_data_not_an_array", "check_classifiers_classes",
-    "check_classifiers_train", "check_dict_unchanged", "check_dont_overwrite_parameters",
-    "check_dtype_object", "check_estimators_dtypes", "check_estimators_fit_returns_self",
-    "check_estimators_nan_inf", "check_estimators_overwrite_params",
-    "check_estimators_partial_fit_n_features", "check_estimators_pickle",
-    "check_f_contiguous_array_estimator", "check_fit2d_1feature", "check_fit2d_predict1d",
-    "check_fit_check_is_fitted", "check_fit_idempotent", "check_fit_score_takes_y",
-    "check_methods_sample_order_invariance", "check_methods_subset_invariance",
-    "check_n_features_in", "check_n_features_in_after_fitting", "check_pipeline_consistency",
-    "check_positive_only_tag_during_fit", "check_readonly_memmap_input",
-    "check_supervised_y_2d",
-]
-# On the binning pipeline: sklearn's data are not separable by a threshold of the first
-# feature, and DP noise at ε = 1 is large on ~100 rows (the estimators say poor_score).
-_PIPE = "Pipeline fits its steps in place; sklearn's own Pipeline fails this check too"
-_PIPE_EXPECTED = {
-    "check_classifiers_train": "the class (thresholds on one binned feature) cannot fit "
-                               "sklearn's check data; utility is not what this check tests",
-    "check_estimators_overwrite_params": _PIPE,
-    "check_dont_overwrite_parameters": _PIPE,
-}
-
-
 def _cases():
-    for kind in KINDS:
-        est = _make(kind, random_state=0)
-        for e, check in estimator_checks_generator(
-            est, expected_failed_checks=dict.fromkeys(_DATA_CHECKS, _DOMAIN), mark="skip"
-        ):
-            yield pytest.param(e, check, id=f"{kind}-{getattr(check, 'func', check).__name__}")
-        pipe = make_pipeline(_binner(), _make(kind, random_state=0))
-        for e, check in estimator_checks_generator(
-            pipe, expected_failed_checks=_PIPE_EXPECTED, mark="skip"
-        ):
-            name = getattr(check, "func", check).__name__
-            if name in _DATA_CHECKS:
-                yield pytest.param(e, check, id=f"{kind}-pipeline-{name}")
+    return domain_check_cases({kind: (_make(kind, random_state=0), N) for kind in KINDS})
 
 
 @pytest.fixture(autouse=True)
