@@ -25,6 +25,7 @@ from ._adversaries import (
     AdaptivePointAdversary,
     AdaptiveThresholdAdversary,
     ObliviousAdversary,
+    random_finite_class,
     run_online,
 )
 from ._batch_sanitized import BatchSanitizedOnlineClassifier
@@ -52,5 +53,6 @@ __all__ = [
     "Sanitizer",
     "StableHistogramSanitizer",
     "first_disagreement",
+    "random_finite_class",
     "run_online",
 ]

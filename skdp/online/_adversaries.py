@@ -25,6 +25,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_generator, check_positive_int
+from ..hypotheses.finite import FiniteClass
 from ..hypotheses.littlestone import (
     FiniteVersionSpace,
     PointVersionSpace,
@@ -38,8 +39,51 @@ __all__ = [
     "AdaptivePointAdversary",
     "AdaptiveThresholdAdversary",
     "ObliviousAdversary",
+    "random_finite_class",
     "run_online",
 ]
+
+
+def random_finite_class(n_hypotheses, n_domain, *, random_state=None):
+    """A class of ``n_hypotheses`` distinct uniformly random ±1 labellings of {0, …, N−1}.
+
+    The "random finite class" of the benchmarks: no structure for the learner to exploit.
+    Ldim ≤ ⌊log₂ n_hypotheses⌋ always, with equality in practice once the domain is large
+    (e.g. 5 for 32 hypotheses on 64 points, for every seed we tried).
+
+    Parameters
+    ----------
+    n_hypotheses : int
+        At most 2**n_domain (rows are distinct) and, to keep the exact Ldim recursion
+        usable, at most 64 (the default refusal limit of
+        :class:`~skdp.hypotheses.littlestone.FiniteVersionSpace`).
+    n_domain : int
+    random_state : None, int or Generator
+
+    Returns
+    -------
+    FiniteClass
+
+    Examples
+    --------
+    >>> from skdp.hypotheses import littlestone_dimension
+    >>> from skdp.online import random_finite_class
+    >>> cls = random_finite_class(32, 64, random_state=0)
+    >>> cls.label_matrix.shape, littlestone_dimension(cls)
+    ((32, 64), 5)
+    """
+    n_hypotheses = check_positive_int(n_hypotheses, "n_hypotheses")
+    n_domain = check_positive_int(n_domain, "n_domain")
+    if n_domain < 63 and n_hypotheses > 2**n_domain:
+        raise ValueError(f"n_hypotheses={n_hypotheses} exceeds the 2**{n_domain} distinct "
+                         "labellings of the domain.")
+    rng = check_generator(random_state)
+    rows = np.empty((0, n_domain), dtype=np.int8)
+    while rows.shape[0] < n_hypotheses:  # redraw collisions (rare unless N is tiny)
+        new = rng.choice(np.array([-1, 1], dtype=np.int8), size=(n_hypotheses, n_domain))
+        rows = np.unique(np.vstack([rows, new]), axis=0)
+    keep = rng.choice(rows.shape[0], size=n_hypotheses, replace=False)
+    return FiniteClass(rows[np.sort(keep)])
 
 
 def _target_labels(vs, rng, target):
@@ -143,13 +187,23 @@ class AdaptiveThresholdAdversary:
     n_domain : int
     sees_current : bool, default=False
         Use ``probe`` (the released hypothesis h_t, a function of the past only).
+    pinned : {"random", "seek"}, default="random"
+        Which boundary point to query once t is pinned. ``"random"``: t − 1 or t uniformly.
+        ``"seek"`` (with ``sees_current`` and a probe): one the released hypothesis labels
+        wrongly, if any (random otherwise). A threshold hypothesis s ≠ t is wrong at t − 1
+        or at t, so against ``"seek"`` *every* round whose released hypothesis is not the
+        target costs a mistake — the adversary that makes a private learner pay for each
+        round it keeps releasing a wrong hypothesis (1–2 probes a round).
     """
 
     oblivious = False
 
-    def __init__(self, n_domain, *, sees_current=False):
+    def __init__(self, n_domain, *, sees_current=False, pinned="random"):
+        if pinned not in ("random", "seek"):
+            raise ValueError(f"pinned must be 'random' or 'seek', got {pinned!r}.")
         self.n_domain = ThresholdVersionSpace(n_domain).n_domain
         self.sees_current = sees_current
+        self.pinned = pinned
         self.reset(None)
 
     def reset(self, rng):
@@ -183,7 +237,13 @@ class AdaptiveThresholdAdversary:
             return x, y
         t = lo  # pinned: query the boundary, labels forced
         candidates = [c for c in (t - 1, t) if 0 <= c < self.n_domain]
-        x = int(candidates[int(self._rng.integers(len(candidates)))])
+        if self.pinned == "seek" and self.sees_current and probe is not None:
+            order = self._rng.permutation(candidates)
+            # the first (in random order) that the released hypothesis gets wrong
+            x = next((int(c) for c in order if probe(int(c)) == (-1 if c >= t else 1)),
+                     int(order[0]))
+        else:
+            x = int(candidates[int(self._rng.integers(len(candidates)))])
         return x, (1 if x >= t else -1)
 
     def observe(self, x, y, y_hat):

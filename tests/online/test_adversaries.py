@@ -19,6 +19,7 @@ from skdp.online import (
     ObliviousAdversary,
     SOAClassifier,
     SOALearner,
+    random_finite_class,
     run_online,
 )
 
@@ -160,3 +161,85 @@ def test_fast_round_path_matches_partial_fit(sees):
     assert clf.n_rounds_seen_ == ref.n_rounds_seen_ == 200
     assert clf.n_mistakes_ == ref.n_mistakes_ == curve[-1]
     assert clf.learner_.hypothesis_key() == ref.learner_.hypothesis_key()
+
+
+class _FixedThreshold:
+    """A base learner that never moves off threshold s (deterministic, protocol-compliant)."""
+
+    mistake_bound = 0
+
+    def __init__(self, n, s):
+        self.n_domain, self.s = n, s
+
+    def predict_one(self, x):
+        return 1 if x >= self.s else -1
+
+    def predict(self, x):
+        return np.where(np.asarray(x) >= self.s, 1, -1).astype(np.int8)
+
+    def update(self, x, y):
+        return False
+
+    def copy(self):
+        return self
+
+    def hypothesis_key(self):
+        return ("threshold", self.s)
+
+
+@given(st.integers(2, 200), st.integers(0, 200), st.integers(0, 2**32 - 1))
+def test_seeking_threshold_adversary_charges_every_wrong_round(n, s, seed):
+    s = min(s, n)
+    adv = AdaptiveThresholdAdversary(n, sees_current=True, pinned="seek")
+    rounds = _play(adv, _FixedThreshold(n, s), 40 + 2 * n.bit_length(), seed)
+    x, y = rounds[:, 0], rounds[:, 1]
+    consistent = [t for t in range(n + 1) if np.all(np.where(x >= t, 1, -1) == y)]
+    assert len(consistent) >= 1  # realizable
+    # a learner stuck on a threshold errs on every round (binary search, then the boundary)
+    # unless it holds the one threshold the adversary pins
+    curve = run_online(_FixedThreshold(n, s), adv, 40 + 2 * n.bit_length(), random_state=seed)
+    if consistent != [s]:
+        np.testing.assert_array_equal(curve, np.arange(1, curve.size + 1))
+
+
+def test_seeking_is_opt_in_and_soa_still_meets_ldim():
+    n = 2**16
+    for pinned in ("random", "seek"):
+        curve = run_online(SOALearner(ThresholdVersionSpace(n)),
+                           AdaptiveThresholdAdversary(n, sees_current=True, pinned=pinned),
+                           200, random_state=3)
+        assert curve[-1] == ThresholdVersionSpace(n).ldim()
+    # without a probe "seek" cannot see the hypothesis: the random boundary choice is kept
+    a = _play(AdaptiveThresholdAdversary(50, pinned="seek"), SOALearner(threshold_class(50)),
+              60, 11)
+    b = _play(AdaptiveThresholdAdversary(50), SOALearner(threshold_class(50)), 60, 11)
+    np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="pinned"):
+        AdaptiveThresholdAdversary(5, pinned="nearest")
+
+
+@pytest.mark.parametrize("n_hyp, n_domain", [(32, 64), (8, 3), (1, 1), (5, 40)])
+def test_random_finite_class(n_hyp, n_domain):
+    cls = random_finite_class(n_hyp, n_domain, random_state=4)
+    L = cls.label_matrix
+    assert L.shape == (n_hyp, n_domain) and set(np.unique(L)) <= {-1, 1}
+    assert np.unique(L, axis=0).shape[0] == n_hyp  # distinct hypotheses
+    np.testing.assert_array_equal(L, random_finite_class(n_hyp, n_domain,
+                                                         random_state=4).label_matrix)
+    assert littlestone_dimension(cls) <= max(0, int(np.log2(n_hyp)))
+    # streams over it are realizable, and the SOA stays within its Ldim
+    for order in ("random", "worst"):
+        adv = ObliviousAdversary(cls, order=order)
+        assert run_online(SOAClassifier(cls), adv, 300, random_state=1)[-1] <= \
+            littlestone_dimension(cls)
+    adv = AdaptiveFiniteAdversary(cls)
+    assert run_online(SOALearner(cls), adv, 50, random_state=2)[-1] == littlestone_dimension(cls)
+
+
+def test_random_finite_class_bad_parameters():
+    with pytest.raises(ValueError, match="distinct"):
+        random_finite_class(9, 3)
+    with pytest.raises(ValueError, match="n_hypotheses"):
+        random_finite_class(0, 3)
+    with pytest.raises(ValueError, match="n_domain"):
+        random_finite_class(2, 0)

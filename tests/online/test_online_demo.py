@@ -1,0 +1,32 @@
+"""The ``skdp demo`` row of the online Littlestone learners."""
+
+import re
+
+import numpy as np
+import pytest
+
+from skdp.accounting import PrivacyBudget
+from skdp.exceptions import BudgetExhaustedError
+from skdp.online._demo import demo_row
+
+
+def test_demo_row_spends_its_epsilon_and_reports_both_learners():
+    budget = PrivacyBudget(epsilon=10.0, delta=1e-5)
+    row = demo_row(np.random.default_rng(0), budget)
+    assert set(row) == {"what", "privacy", "private result", "non-private"}
+    assert budget.spent.epsilon == pytest.approx(2.0)
+    assert budget.spent.delta == pytest.approx(1e-6)
+    soa = int(re.match(r"(\d+) mistakes", row["non-private"]).group(1))
+    assert soa == 8  # the adaptive adversary forces exactly Ldim = 8 on the SOA
+    private, last = map(int, re.match(r"(\d+) mistakes, (\d+) in the last",
+                                      row["private result"]).groups())
+    assert 0 <= last <= private <= 4000
+    # same generator state, same row
+    assert demo_row(np.random.default_rng(0), PrivacyBudget(epsilon=10.0, delta=1e-5)) == row
+
+
+def test_demo_row_refuses_before_spending_when_the_budget_is_short():
+    budget = PrivacyBudget(epsilon=1.0, delta=1e-5)
+    with pytest.raises(BudgetExhaustedError):
+        demo_row(np.random.default_rng(1), budget)
+    assert budget.spent.epsilon == 0.0 and budget.spent.delta == 0.0
