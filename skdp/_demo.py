@@ -112,11 +112,12 @@ def _learner_rows():
     from .linear._demo import demo_row as winnow_row
     from .online._agnostic_demo import demo_row as agnostic_row
     from .online._demo import demo_row as online_row
+    from .online._demo import dpsoa_demo_row
     from .prediction._demo import demo_row as prediction_row
     from .prediction._demo import perp_demo_row
 
-    return [decision_list_row, winnow_row, prediction_row, perp_demo_row, online_row,
-            agnostic_row]
+    return [decision_list_row, winnow_row, prediction_row, perp_demo_row, dpsoa_demo_row,
+            online_row, agnostic_row]
 
 
 DEMO_ROWS = [_count_row, _mean_row, _stump_row, _svt_row, *_learner_rows()]
@@ -145,7 +146,7 @@ def run_demo(seed=0, out=None):
     """Run every demo row, print the tables, and return the rows."""
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
-    budget = PrivacyBudget(epsilon=12.0, delta=1e-5)
+    budget = PrivacyBudget(epsilon=16.0, delta=1e-5)
     rows = []
     for row in DEMO_ROWS:
         before = budget.spent

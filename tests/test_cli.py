@@ -13,7 +13,7 @@ def test_demo_prints_table_and_budget():
     assert len(rows) >= 4
     for row in rows:
         assert row["what"] in text and row["privacy"].startswith("ε=")
-    assert "PrivacyBudget(epsilon=12" in text and "refused, nothing spent" in text
+    assert "PrivacyBudget(epsilon=16" in text and "refused, nothing spent" in text
     assert "optimal" in text
 
 

@@ -1,4 +1,4 @@
-"""The ``skdp demo`` row of the online Littlestone learners."""
+"""The ``skdp demo`` rows of the private online learners."""
 
 import re
 
@@ -7,7 +7,8 @@ import pytest
 
 from skdp.accounting import PrivacyBudget
 from skdp.exceptions import BudgetExhaustedError
-from skdp.online._demo import demo_row
+from skdp.online._agnostic_demo import demo_row as agnostic_demo_row
+from skdp.online._demo import demo_row, dpsoa_demo_row
 
 
 def test_demo_row_spends_its_epsilon_and_reports_both_learners():
@@ -30,3 +31,24 @@ def test_demo_row_refuses_before_spending_when_the_budget_is_short():
     with pytest.raises(BudgetExhaustedError):
         demo_row(np.random.default_rng(1), budget)
     assert budget.spent.epsilon == 0.0 and budget.spent.delta == 0.0
+
+
+def test_dpsoa_demo_row_spends_its_epsilon_and_learns_the_point():
+    budget = PrivacyBudget(epsilon=10.0, delta=1e-5)
+    row = dpsoa_demo_row(np.random.default_rng(0), budget)
+    assert set(row) == {"what", "privacy", "private result", "non-private"}
+    assert budget.spent.epsilon == pytest.approx(4.0)
+    assert budget.spent.delta == pytest.approx(1e-6)
+    assert row["non-private"].startswith("1 mistake ")  # Ldim of a point function
+    private, last = map(int, re.match(r"(\d+) mistakes, (\d+) in the last",
+                                      row["private result"]).groups())
+    assert 0 <= last <= private <= 40_000
+
+
+def test_agnostic_demo_row_charges_each_private_learner():
+    budget = PrivacyBudget(epsilon=10.0, delta=1e-5)
+    row = agnostic_demo_row(np.random.default_rng(0), budget)
+    assert set(row) == {"what", "privacy", "private result", "non-private"}
+    assert budget.spent.epsilon == pytest.approx(2.0)
+    experts, batch = map(int, re.match(r"regret (-?\d+); (-?\d+)", row["private result"]).groups())
+    assert max(experts, batch) <= 20_000
