@@ -22,10 +22,11 @@ refuses any k or gap its proof does not cover). skdp.audit picks
 likelihood-ratio events on a pilot sample; α = 1e-6; δ subtracted = δ(0), the
 initial sample's δ; the Clopper–Pearson lower bound must stay ≤ ε.
 
-Power: one run costs ≈ 40 ms (RSC over ≈ 19 000 rows), so the default test
-(100 runs per side and adversary) is a smoke test — with 100 samples the bound
-cannot exceed ≈ 1.7, it only catches a predictor that gives the row away. The
-``slow`` sweep (2 000 per side, ≈ 3 min per adversary) can reach ≈ 4.8 > ε.
+Power: one run costs ≈ 40 ms (RSC over ≈ 19 000 rows). With the 100 runs per side a
+default test could afford, the bound cannot exceed ≈ 1.7 < ε — an audit that cannot
+fail — so the audit per adversary is the ``slow`` sweep only (2 000 per side,
+≈ 3 min per adversary, able to certify ≈ 4.8 > ε; a default test checks that
+ceiling).
 The negative control (a broken variant the same kind of audit must catch) lives
 in the main audit of the estimator; this file only varies the adversary.
 """
@@ -35,7 +36,7 @@ import math
 import numpy as np
 import pytest
 
-from skdp.audit import audit_mechanism
+from skdp.audit import audit_mechanism, epsilon_lower_bound
 from skdp.datasets import RobustPEPStream, play_robust_pep
 from skdp.prediction import RectanglesPERPClassifier, perp_parameters
 
@@ -102,12 +103,12 @@ def test_the_audited_game_depends_on_the_data():
     assert 0 < counts.min() < counts.max() < 2 * BLOCK
 
 
-@pytest.mark.parametrize("adversary", ADVERSARIES)
-def test_privacy_holds_under_each_adversary(adversary):
-    d0, d1 = _neighbours(seed=5)
-    result = audit_mechanism(_game(adversary), d0, d1, n_samples=100, n_pilot=50,
-                             alpha=ALPHA_AUDIT, delta=DELTA_0, random_state=1)
-    assert result.epsilon_lower_bound <= EPSILON, str(result)
+def test_the_sweep_can_certify_more_than_the_claim():
+    # An audit whose sample size cannot certify a bound above ε cannot fail: at 2 000
+    # runs per side the most extreme counts certify ≈ 4.8 > ε = 4. (At the 100 runs a
+    # default-suite test could afford, the ceiling is ≈ 1.7 < ε, so there is none.)
+    n = 2_000
+    assert epsilon_lower_bound(n, n, 0, n, alpha=ALPHA_AUDIT, delta=DELTA_0) > EPSILON
 
 
 @pytest.mark.slow
