@@ -12,6 +12,7 @@ ValueError). So every such estimator runs the checks twice:
 
 import numpy as np
 import pytest
+from hypothesis import strategies as st
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import estimator_checks_generator
@@ -74,3 +75,18 @@ def domain_check_cases(estimators, *, pipeline_expected=None):
             check_name = getattr(check, "func", check).__name__
             if check_name in DATA_CHECKS:
                 yield pytest.param(e, check, id=f"{name}-pipeline-{check_name}")
+
+
+# Fuzzed blocks for the bad-input property tests: domain indices mixed with negatives,
+# out-of-range integers, fractions, NaN and inf; labels with an unseen third class.
+FUZZED_X = st.lists(st.one_of(st.integers(-3, 12), st.floats(allow_nan=True, allow_infinity=True)),
+                    min_size=1, max_size=8)
+FUZZED_Y = st.lists(st.sampled_from([0, 1, 2]), min_size=1, max_size=8)
+
+
+def fuzzed_block(xs, ys, n_domain=10):
+    """``(X, y, valid)`` from drawn lists: valid iff X are indices in [0, n_domain), y ⊆ {0, 1}."""
+    n = min(len(xs), len(ys))
+    X, y = np.asarray(xs[:n], dtype=float)[:, None], np.asarray(ys[:n])
+    valid_x = np.all(np.isfinite(X)) and np.all((np.round(X) == X) & (X >= 0) & (n_domain > X))
+    return X, y, bool(valid_x and np.all(np.isin(y, [0, 1])))

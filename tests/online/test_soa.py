@@ -4,7 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
-from _domain_checks import domain_check_cases
+from _domain_checks import FUZZED_X, FUZZED_Y, domain_check_cases, fuzzed_block
 from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.base import clone
@@ -202,20 +202,16 @@ def test_first_disagreement():
         first_disagreement(a, SOALearner(point_class(3)))
 
 
-@given(st.lists(st.one_of(st.integers(-3, 12), st.floats(allow_nan=True, allow_infinity=True)),
-                min_size=1, max_size=8),
-       st.lists(st.sampled_from([0, 1, 2]), min_size=1, max_size=8))
+@given(FUZZED_X, FUZZED_Y)
 def test_fuzzed_input_fails_cleanly_before_any_state(xs, ys):
-    n = min(len(xs), len(ys))
-    X, y = np.asarray(xs[:n], dtype=float)[:, None], np.asarray(ys[:n])
+    X, y, valid = fuzzed_block(xs, ys)
+    n = len(y)
     clf = SOAClassifier(threshold_class(10))
-    valid_x = np.all(np.isfinite(X)) and np.all((np.round(X) == X) & (X >= 0) & (X < 10))
-    valid_y = np.all(np.isin(y, [0, 1]))
     try:
         clf.partial_fit(X, y, classes=[0, 1])
     except ValueError:
-        assert not (valid_x and valid_y)
+        assert not valid
         assert not hasattr(clf, "classes_") and not hasattr(clf, "learner_")
         return
-    assert valid_x and valid_y
+    assert valid
     assert clf.n_rounds_seen_ == n and clf.n_mistakes_ <= n
