@@ -35,8 +35,10 @@ from .exceptions import (
     BudgetExhaustedError,
     MechanismHaltedError,
     PrivacyError,
+    PrivacyLeakWarning,
     PrivacyParameterError,
     PrivacyWarning,
+    StaleStateError,
 )
 from .linear import (
     ConfidentWinnowClassifier,
@@ -77,6 +79,7 @@ __all__ = [
     "OnlineDecisionListClassifier",
     "PrivacyBudget",
     "PrivacyError",
+    "PrivacyLeakWarning",
     "PrivacyParameterError",
     "PrivacyWarning",
     "PrivateExpertsClassifier",
@@ -84,6 +87,7 @@ __all__ = [
     "QueryBudgetExhaustedError",
     "RectanglesPERPClassifier",
     "SOAClassifier",
+    "StaleStateError",
     "SubsampleAggregatePredictor",
     "WinnowClassifier",
     "__version__",

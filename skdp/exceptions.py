@@ -10,8 +10,10 @@ __all__ = [
     "BudgetExhaustedError",
     "MechanismHaltedError",
     "PrivacyError",
+    "PrivacyLeakWarning",
     "PrivacyParameterError",
     "PrivacyWarning",
+    "StaleStateError",
 ]
 
 
@@ -46,3 +48,18 @@ class MechanismHaltedError(PrivacyError, RuntimeError):
 class PrivacyWarning(UserWarning):
     """Something privacy-relevant the user should know, e.g. a learner that reached
     its update cap and stopped learning to keep its guarantee."""
+
+
+class PrivacyLeakWarning(PrivacyWarning):
+    """Something a release depends on was read from the private data instead of
+    being passed as a public parameter (e.g. the label set inferred from ``y``
+    when ``classes=`` was not given): the guarantee does not cover it."""
+
+
+class StaleStateError(PrivacyError, RuntimeError):
+    """A copy of private state (an older pickle, a second loader, a deepcopy
+    branch) tried to continue a stream that another copy already continued.
+
+    Continuing it would release a second continuation of the same private state,
+    which the guarantee does not cover; continue the copy that is up to date.
+    """
