@@ -33,6 +33,7 @@ from .decision_list import (
 )
 from .exceptions import (
     BudgetExhaustedError,
+    LedgerIntegrityError,
     MechanismHaltedError,
     PrivacyError,
     PrivacyLeakWarning,
@@ -75,6 +76,7 @@ __all__ = [
     "DPWinnowClassifier",
     "DecisionStumpPERPClassifier",
     "GreedyDecisionListClassifier",
+    "LedgerIntegrityError",
     "MechanismHaltedError",
     "OnlineDecisionListClassifier",
     "PrivacyBudget",

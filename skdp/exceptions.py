@@ -8,6 +8,7 @@ parameters, ``RuntimeError`` for a budget or a mechanism that cannot go on).
 
 __all__ = [
     "BudgetExhaustedError",
+    "LedgerIntegrityError",
     "MechanismHaltedError",
     "PrivacyError",
     "PrivacyLeakWarning",
@@ -62,4 +63,13 @@ class StaleStateError(PrivacyError, RuntimeError):
 
     Continuing it would release a second continuation of the same private state,
     which the guarantee does not cover; continue the copy that is up to date.
+    """
+
+
+class LedgerIntegrityError(PrivacyError, RuntimeError):
+    """A privacy ledger's charges do not verify: a charge row was deleted or
+    altered, or the ledger cannot be found where its handle says it lives.
+
+    Spending from such a ledger is refused: what it says was spent cannot be
+    trusted, and a deleted charge would hand out privacy twice.
     """
