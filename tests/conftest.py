@@ -1,5 +1,9 @@
+import os
+import sys
+
 import numpy as np
 import pytest
+from _postgres import REQUIRE_ENV, PostgresServer, PostgresUnavailable
 from hypothesis import settings
 
 settings.register_profile("skdp", deadline=None, max_examples=60, derandomize=True)
@@ -9,3 +13,43 @@ settings.load_profile("skdp")
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+# -- a real PostgreSQL server (see tests/_postgres.py) ---------------------------------
+@pytest.fixture(scope="session")
+def postgresql_server():
+    """A throwaway PostgreSQL server for the session, stopped and removed at the end."""
+    try:
+        server = PostgresServer()
+    except PostgresUnavailable as exc:
+        if os.environ.get(REQUIRE_ENV) == "1":
+            pytest.fail(f"{exc} (and {REQUIRE_ENV}=1)", pytrace=False)
+        print(f"\nskipping PostgreSQL tests: {exc}", file=sys.stderr)
+        pytest.skip(str(exc))
+    server.start()
+    print(
+        f"\nPostgreSQL {server.version} from {server.bindir} on port {server.port}, "
+        f"started in {server.startup_seconds:.2f} s",
+        file=sys.stderr,
+    )
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgresql_url(postgresql_server):
+    """``postgresql://skdp:s3cret-pw@127.0.0.1:PORT/skdp``: role ``skdp`` (a password,
+    not a superuser) owning database ``skdp``; shared by the whole session."""
+    return postgresql_server.url
+
+
+@pytest.fixture
+def postgresql_db_url(postgresql_server):
+    """Like ``postgresql_url`` but a fresh database of its own, dropped after the test."""
+    name = postgresql_server.create_database()
+    try:
+        yield postgresql_server.url_for(name)
+    finally:
+        postgresql_server.drop_database(name)
