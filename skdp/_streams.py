@@ -1,58 +1,15 @@
-"""Fork detection and per-event randomness for private online streams.
+"""Per-event randomness for private online streams.
 
-A fitted private online learner holds private state that continues its release; two
-copies of it continued separately would release two continuations of one private state
-(twice the privacy loss). :class:`_StreamLedger` is shared by every copy of one stream so
-that the second continuation is refused. :func:`keyed_generator` gives each
-data-dependent event of a stream its own counter-based generator, so the noise a
-mechanism sees does not depend on how the stream was cut into ``partial_fit`` blocks.
+:func:`keyed_generator` gives each data-dependent event of a stream its own
+counter-based generator, so the noise a mechanism sees does not depend on how the
+stream was cut into ``partial_fit`` blocks. (Fork detection — refusing a stale copy of
+a stream — is :class:`skdp.accounting._ledger.StreamRecord`, opened through
+:meth:`skdp.base.PrivateEstimatorMixin._open_stream`.)
 """
-
-import uuid
-import weakref
 
 import numpy as np
 
 __all__ = ["keyed_generator"]
-
-_LIVE_STREAMS = weakref.WeakValueDictionary()
-
-
-class _StreamLedger:
-    """Shared by every copy of one fitted stream, to detect forks.
-
-    ``copy``/``deepcopy`` return the same object and unpickling in a process where
-    the stream is alive re-attaches to it (as :class:`~skdp.PrivacyBudget` does), so
-    all copies see one block counter. A copy whose own block count lags behind it
-    was continued elsewhere: continuing it too would release a second continuation
-    of the same private state, so it is refused. (Across processes the counter
-    cannot be shared: a copy unpickled elsewhere only knows its own past.)
-    """
-
-    def __init__(self, stream_id=None, blocks=0):
-        self.id = stream_id or uuid.uuid4().hex
-        self.blocks = blocks
-        _LIVE_STREAMS[self.id] = self
-
-    def advance(self):
-        self.blocks += 1
-
-    def __copy__(self):
-        return self
-
-    def __deepcopy__(self, memo):
-        return self
-
-    def __reduce__(self):
-        return (_attach_stream, (self.id, self.blocks))
-
-
-def _attach_stream(stream_id, blocks):
-    live = _LIVE_STREAMS.get(stream_id)
-    if live is None:
-        return _StreamLedger(stream_id, blocks)
-    live.blocks = max(live.blocks, blocks)
-    return live
 
 
 def keyed_generator(entropy, index, generator=None):

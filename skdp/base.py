@@ -18,10 +18,29 @@ Budget semantics for estimators
 * Charges happen after input validation and before any data-dependent randomness:
   bad input never costs privacy, and a charge that does not fit leaves the
   estimator unchanged.
+* Noise: with a ``budget``, each release's generator is derived from
+  ``random_state`` *and* the release's position in the ledger (its charge ``seq``), so
+  two releases charged to one ledger never share noise — not clones in a search with
+  one integer seed, not deepcopies, not reloaded pickles — while a fresh ledger and the
+  same seed reproduce a run. Without a budget, ``random_state`` is used as sklearn
+  does, and a fixed integer seed warns once (:class:`~skdp.exceptions.PrivacyWarning`):
+  two fits with one seed on neighbouring data share their noise.
+* Stateful private objects (a stream of an online learner, a predictor answering
+  queries, a decision list's ``partial_fit`` buffer) open a versioned stream record
+  in the budget's ledger (or in a private one): every transition is a
+  compare-and-swap, and a stale copy is refused with
+  :class:`~skdp.exceptions.StaleStateError`.
 """
 
-from ._validation import check_delta, check_epsilon
+import numbers
+import warnings
+
+import numpy as np
+
+from ._validation import check_delta, check_epsilon, check_generator
 from .accounting import PrivacyBudget, PrivacyCost
+from .accounting._ledger import Ledger, StreamRecord
+from .exceptions import PrivacyWarning
 
 __all__ = ["PrivateEstimatorMixin"]
 
@@ -50,12 +69,63 @@ class PrivateEstimatorMixin:
         ``accumulate=False`` starts a new model (``fit``): ``privacy_spent_`` becomes
         this charge; otherwise (e.g. another release from ``partial_fit``) it adds up.
         Raises :class:`~skdp.exceptions.BudgetExhaustedError` without changing the
-        estimator when the budget cannot pay.
+        estimator when the budget cannot pay. Returns the release's noise key for
+        :meth:`_release_generator`: the charge's ``seq`` in the budget's ledger, or
+        ``None`` without a budget.
         """
-        budget = getattr(self, "budget", None)
-        if budget is not None:
-            budget.spend(epsilon, delta, label=f"{type(self).__name__}: {label}")
+        key = self._pay_budget(epsilon, delta, label)
         spent = getattr(self, "privacy_spent_", None) if accumulate else None
         if spent is None:
             spent = PrivacyCost(0.0, 0.0)
         self.privacy_spent_ = PrivacyCost(spent.epsilon + epsilon, spent.delta + delta)
+        return key
+
+    def _pay_budget(self, epsilon, delta, label):
+        """Charge ``self.budget`` (if any); return the charge's ``seq`` or ``None``."""
+        budget = getattr(self, "budget", None)
+        if budget is None:
+            return None
+        return budget._charge(epsilon, delta, f"{type(self).__name__}: {label}")
+
+    def _release_generator(self, key):
+        """The generator of the release charged as ``key`` (see the module docstring)."""
+        random_state = self.random_state
+        seeded = isinstance(random_state, numbers.Integral) and not isinstance(
+            random_state, bool)
+        if key is None:
+            if seeded:
+                _warn_fixed_seed_once()
+            return check_generator(random_state)
+        base = int(random_state) if seeded else int(
+            check_generator(random_state).integers(2**63))
+        return np.random.default_rng([base, int(key)])
+
+    def _open_stream(self, ledger=None):
+        """Open a versioned stream record for this object's private state.
+
+        In ``ledger`` (a :class:`~skdp.accounting._ledger.Ledger`), else in the budget's
+        ledger, else in a private one (which still catches stale in-process copies and,
+        once pickled, stale copies in other processes of this machine).
+        """
+        if ledger is None:
+            budget = getattr(self, "budget", None)
+            ledger = budget._ledger if budget is not None else Ledger.create(
+                "memory", 0.0, 0.0)
+        return StreamRecord(ledger, f"This fitted {type(self).__name__}")
+
+
+_FIXED_SEED_WARNED = []
+
+
+def _warn_fixed_seed_once():
+    if _FIXED_SEED_WARNED:
+        return
+    _FIXED_SEED_WARNED.append(True)
+    warnings.warn(
+        "A private estimator got a fixed integer random_state and no budget: two fits with "
+        "the same seed on neighbouring datasets (e.g. the folds of a search) draw the same "
+        "noise, so together they are not covered by ε each. Pass budget=PrivacyBudget(...) "
+        "(noise is then keyed by each release's place in the ledger) or random_state=None. "
+        "(Shown once per process.)",
+        PrivacyWarning, stacklevel=4,
+    )

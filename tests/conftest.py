@@ -6,6 +6,8 @@ import pytest
 from _postgres import REQUIRE_ENV, PostgresServer, PostgresUnavailable
 from hypothesis import settings
 
+import skdp.base as _skdp_base
+
 settings.register_profile("skdp", deadline=None, max_examples=60, derandomize=True)
 settings.load_profile("skdp")
 
@@ -53,3 +55,8 @@ def postgresql_db_url(postgresql_server):
         yield postgresql_server.url_for(name)
     finally:
         postgresql_server.drop_database(name)
+
+
+# The once-per-process warning about fixed seeds without a budget (skdp.base) would
+# otherwise land in whichever test fits first; tests/test_seeds.py checks it explicitly.
+_skdp_base._FIXED_SEED_WARNED.append(True)

@@ -1,97 +1,45 @@
-"""`PrivacyBudget`: a ledger of privacy loss that copies can share but never reset.
+"""`PrivacyBudget`: a handle on a durable ledger of privacy loss that no copy can reset.
 
-Semantics (the reason this module exists; diffprivlib's accountant reports 0 spent
-after ``clone``):
+Semantics (every line is tested in tests/test_budget.py and tests/test_ledger_*.py):
 
-* A budget is a *handle* on a ledger. ``copy.copy``, ``copy.deepcopy`` and so
-  ``sklearn.base.clone`` (which deep-copies non-estimator parameters) return a new
-  handle on the **same** ledger: whatever either spends, both see. Copying a budget
-  can never double the privacy loss it allows.
-* Pickling stores the ledger's identity and every charge. Unpickling in a process
-  where that ledger is alive re-attaches to it and *merges* charges the live ledger
-  has not seen (e.g. spent in a joblib worker), so nothing spent anywhere is lost;
-  unpickling elsewhere restores the ledger with everything already spent — a saved
-  model resumes where it was, never with a fresh budget.
-* Spending is atomic and thread-safe: a charge fits entirely, or
-  :class:`~skdp.exceptions.BudgetExhaustedError` is raised and nothing changes.
-* Across processes nothing can be atomic: two workers may both spend the same
-  remainder. The merge then finds the ledger over-spent, marks it (``overspent``)
-  and warns. For a hard guarantee, spend from one process.
+* A budget is a *handle* on a ledger that lives in a **store** named by URL:
+  ``"memory"`` (default; this process), ``"sqlite:///path"`` (processes of one machine)
+  or ``"postgresql://…"`` (processes on many machines).
+* ``copy``, ``deepcopy`` and so ``sklearn.base.clone`` return a handle on the **same**
+  ledger. Pickling stores only the store's address (without password) and the ledger's
+  id, never what was spent: a reloaded pickle can never restore spent budget.
+* A ``memory`` ledger that is pickled (into a joblib/loky or dask worker, or to a file)
+  first moves to this machine's shared SQLite file (``$SKDP_LEDGER_DIR``, default a
+  folder in the temporary directory); the parent's handles move with it, so every
+  process charges the same ledger. Loading such a pickle on another machine raises
+  :class:`~skdp.exceptions.LedgerIntegrityError` naming the fix (a ``postgresql://``
+  store). A process that inherits a ``memory`` ledger through ``fork`` without pickling
+  cannot spend it (:class:`~skdp.exceptions.PrivacyError`).
+* A charge is one transaction — verify the ledger, check the remainder, append,
+  commit — that completes before any data-dependent output leaves the call. Under
+  concurrent processes it is atomic: the total is never exceeded. A process killed
+  mid-charge either committed it or released nothing.
+* Charges are appended, never updated or deleted, and form a hash chain: a deleted or
+  edited row makes :meth:`PrivacyBudget.verify` raise and every later spend refuse.
 
-A brand-new ledger is made only by constructing a new ``PrivacyBudget``.
+A brand-new ledger is made only by constructing a ``PrivacyBudget`` (or naming a new
+``ledger_id``).
 """
 
-import math
-import threading
-import uuid
-import warnings
-import weakref
-
 from .._validation import check_delta, check_epsilon
-from ..exceptions import BudgetExhaustedError, PrivacyWarning
+from ..exceptions import LedgerIntegrityError
+from ._ledger import Ledger
 from .composition import PrivacyCost
+from .stores._base import integrity_error, spent
 
 __all__ = ["PrivacyBudget"]
 
-# Relative slack when comparing a sum of charges to the total, so that e.g. ten
-# charges of 0.1 fit in ε = 1 despite float rounding. The overrun it allows is at
-# most 1e-12·ε: far below any meaningful privacy difference.
-_REL_TOL = 1e-12
-
-_LIVE_LEDGERS = weakref.WeakValueDictionary()
-_REGISTRY_LOCK = threading.Lock()
-
-
-class _Ledger:
-    """The shared state behind every handle: totals and the list of charges."""
-
-    def __init__(self, epsilon, delta, ledger_id=None, charges=()):
-        self.id = ledger_id or uuid.uuid4().hex
-        self.epsilon = epsilon
-        self.delta = delta
-        self.charges = list(charges)  # (charge_id, epsilon, delta, label)
-        self.lock = threading.Lock()
-
-    def spent(self):
-        return PrivacyCost(
-            math.fsum(c[1] for c in self.charges), math.fsum(c[2] for c in self.charges)
-        )
-
-    def fits(self, epsilon, delta):
-        spent = self.spent()
-        return spent.epsilon + epsilon <= self.epsilon * (1 + _REL_TOL) and (
-            spent.delta + delta <= self.delta * (1 + _REL_TOL)
-        )
-
-
-def _attach(ledger_id, epsilon, delta, charges):
-    """Return the live ledger with this id (merging unseen charges) or a restored one."""
-    with _REGISTRY_LOCK:
-        ledger = _LIVE_LEDGERS.get(ledger_id)
-        if ledger is None:
-            ledger = _Ledger(epsilon, delta, ledger_id, charges)
-            _LIVE_LEDGERS[ledger_id] = ledger
-            return ledger
-    with ledger.lock:
-        known = {c[0] for c in ledger.charges}
-        ledger.charges.extend(c for c in charges if c[0] not in known)
-        overspent = not ledger.fits(0.0, 0.0)
-    if overspent:
-        warnings.warn(
-            f"Privacy ledger {ledger_id[:8]} was spent beyond its total in another process "
-            "(e.g. parallel workers spending one budget). The privacy loss has exceeded "
-            "the budget; spend from a single process for a hard guarantee.",
-            PrivacyWarning,
-            stacklevel=3,
-        )
-    return ledger
-
 
 class PrivacyBudget:
-    """A total (ε, δ) privacy budget and the ledger of what has been spent from it.
+    """A total (ε, δ) privacy budget and the durable ledger of what has been spent.
 
     Charges add up by basic composition. For tighter accounting over many similar
-    steps, size each step with :func:`skdp.accounting.calibrate` and then charge the
+    steps, size each step with :func:`skdp.accounting.calibrate` and charge the
     composed total once.
 
     Parameters
@@ -100,22 +48,34 @@ class PrivacyBudget:
         Total ε > 0.
     delta : float, default=0.0
         Total δ in [0, 1).
+    store : str, default="memory"
+        Where the ledger lives: ``"memory"`` (one process; moves itself to a shared
+        SQLite file when pickled), ``"sqlite:///path/to/ledger.db"`` (processes of one
+        machine) or ``"postgresql://user@host/db"`` (processes on many machines; needs
+        ``pip install "skdp[postgresql]"``; pass the password through libpq's
+        ``PGPASSWORD`` or ``~/.pgpass`` so that pickles never carry it).
+    ledger_id : str, optional
+        Name of the ledger. If a ledger of that name exists in ``store`` with the same
+        totals, this handle attaches to it (how processes on several machines share one
+        budget); if its totals differ, ``ValueError``. By default a new ledger.
 
     Attributes
     ----------
     epsilon, delta : float
         The totals.
     spent, remaining : PrivacyCost
-        (ε, δ) spent so far and still available.
+        (ε, δ) spent so far and still available, read from the store.
     charges : tuple of (epsilon, delta, label)
         Every charge made through any handle on this ledger, in order.
-    overspent : bool
-        True only if charges merged from another process exceeded the total.
+    store : str
+        The store's address, without password.
+    ledger_id : str
+        The ledger's name in its store.
 
     Notes
     -----
-    Copies share the ledger (see the module docstring): ``clone``, ``deepcopy`` and
-    pickling never reset or duplicate the spent privacy.
+    See the module :mod:`skdp.accounting.budget` and the user guide's "Budgets across
+    processes and machines" for the full semantics.
 
     Examples
     --------
@@ -131,47 +91,77 @@ class PrivacyBudget:
     0.0
     """
 
-    def __init__(self, epsilon, delta=0.0):
-        self._ledger = _Ledger(check_epsilon(epsilon), check_delta(delta))
-        with _REGISTRY_LOCK:
-            _LIVE_LEDGERS[self._ledger.id] = self._ledger
+    def __init__(self, epsilon, delta=0.0, *, store="memory", ledger_id=None):
+        epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+        if ledger_id is None:
+            self._ledger = Ledger.create(store, epsilon, delta)
+            return
+        try:
+            self._ledger = Ledger.attach(store, str(ledger_id))
+        except LedgerIntegrityError:
+            try:
+                self._ledger = Ledger.create(store, epsilon, delta, str(ledger_id))
+            except Exception:  # created concurrently by another process: attach to it
+                self._ledger = Ledger.attach(store, str(ledger_id))
+        if self._ledger.store.totals(self._ledger.id) != (epsilon, delta):
+            raise ValueError(
+                f"ledger {ledger_id!r} in {self.store} has totals "
+                f"(ε={self.epsilon:g}, δ={self.delta:g}), not (ε={epsilon:g}, δ={delta:g})."
+            )
 
     @property
     def epsilon(self):
-        return self._ledger.epsilon
+        return self._ledger.store.totals(self._ledger.id)[0]
 
     @property
     def delta(self):
-        return self._ledger.delta
+        return self._ledger.store.totals(self._ledger.id)[1]
+
+    @property
+    def store(self):
+        return self._ledger.store.url
+
+    @property
+    def ledger_id(self):
+        return self._ledger.id
 
     @property
     def spent(self):
-        with self._ledger.lock:
-            return self._ledger.spent()
+        return PrivacyCost(*spent(self._ledger.store.charges(self._ledger.id)))
 
     @property
     def remaining(self):
-        spent = self.spent
-        return PrivacyCost(
-            max(self.epsilon - spent.epsilon, 0.0), max(self.delta - spent.delta, 0.0)
-        )
+        total_eps, total_delta = self._ledger.store.totals(self._ledger.id)
+        used = self.spent
+        return PrivacyCost(max(total_eps - used.epsilon, 0.0),
+                           max(total_delta - used.delta, 0.0))
 
     @property
     def charges(self):
-        with self._ledger.lock:
-            return tuple((eps, delta, label) for _, eps, delta, label in self._ledger.charges)
+        return tuple((c.epsilon, c.delta, c.label or None)
+                     for c in self._ledger.store.charges(self._ledger.id))
 
-    @property
-    def overspent(self):
-        with self._ledger.lock:
-            return not self._ledger.fits(0.0, 0.0)
+    def verify(self):
+        """Check that no charge was deleted or altered; return True.
+
+        Raises
+        ------
+        LedgerIntegrityError
+            Naming the first charge that breaks the hash chain.
+        """
+        problem = self._ledger.store.verify(self._ledger.id)
+        if problem is not None:
+            raise integrity_error(self._ledger.id, problem)
+        return True
 
     def can_spend(self, epsilon, delta=0.0):
         """True if a charge of (ε, δ) would fit now."""
         epsilon = check_epsilon(epsilon, allow_zero=True)
         delta = check_delta(delta)
-        with self._ledger.lock:
-            return self._ledger.fits(epsilon, delta)
+        left = self.remaining
+        total_eps, total_delta = self._ledger.store.totals(self._ledger.id)
+        return (epsilon <= left.epsilon + 1e-12 * total_eps
+                and delta <= left.delta + 1e-12 * total_delta)
 
     def spend(self, epsilon, delta=0.0, *, label=None):
         """Charge (ε, δ) to the budget, atomically.
@@ -189,26 +179,29 @@ class PrivacyBudget:
         ------
         BudgetExhaustedError
             If the charge does not fit in what remains; nothing is recorded.
+        LedgerIntegrityError
+            If the ledger does not verify; nothing is recorded.
         PrivacyParameterError
             If ε or δ is invalid; nothing is recorded.
         """
+        self._charge(epsilon, delta, label)
+
+    def _charge(self, epsilon, delta, label, stream=None):
+        """:meth:`spend`, returning the charge's position in the ledger (its ``seq``).
+
+        ``stream`` (a :class:`~skdp.accounting._ledger.StreamRecord` on this ledger) is
+        advanced in the same transaction.
+        """
         epsilon = check_epsilon(epsilon, allow_zero=True)
         delta = check_delta(delta)
-        with self._ledger.lock:
-            if not self._ledger.fits(epsilon, delta):
-                spent = self._ledger.spent()
-                raise BudgetExhaustedError(
-                    f"cannot spend (ε={epsilon:g}, δ={delta:g})"
-                    + (f" for {label}" if label else "")
-                    + f": only (ε={max(self.epsilon - spent.epsilon, 0):g}, "
-                    f"δ={max(self.delta - spent.delta, 0):g}) of the budget "
-                    f"(ε={self.epsilon:g}, δ={self.delta:g}) remains. Nothing was spent."
-                )
-            self._ledger.charges.append((uuid.uuid4().hex, epsilon, delta, label))
+        if stream is not None:
+            return stream.charge(epsilon, delta, label)
+        return self._ledger.store.charge(self._ledger.id, epsilon, delta, label)
 
     def shares_ledger_with(self, other):
         """True if ``other`` is a handle on the same ledger (a copy of this budget)."""
-        return isinstance(other, PrivacyBudget) and other._ledger is self._ledger
+        return (isinstance(other, PrivacyBudget) and other._ledger.id == self._ledger.id
+                and other._ledger.store.url == self._ledger.store.url)
 
     def __copy__(self):
         twin = object.__new__(PrivacyBudget)
@@ -218,24 +211,10 @@ class PrivacyBudget:
     def __deepcopy__(self, memo):
         return self.__copy__()
 
-    def __getstate__(self):
-        ledger = self._ledger
-        with ledger.lock:
-            return {
-                "ledger_id": ledger.id,
-                "epsilon": ledger.epsilon,
-                "delta": ledger.delta,
-                "charges": list(ledger.charges),
-            }
-
-    def __setstate__(self, state):
-        self._ledger = _attach(
-            state["ledger_id"], state["epsilon"], state["delta"], state["charges"]
-        )
-
     def __repr__(self):
-        spent = self.spent
+        used = self.spent
         return (
             f"PrivacyBudget(epsilon={self.epsilon:g}, delta={self.delta:g}; "
-            f"spent ε={spent.epsilon:g}, δ={spent.delta:g}; {len(self.charges)} charges)"
+            f"spent ε={used.epsilon:g}, δ={used.delta:g}; {len(self.charges)} charges"
+            + ("" if self.store == "memory" else f"; store={self.store}") + ")"
         )

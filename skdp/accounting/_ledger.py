@@ -1,0 +1,118 @@
+"""The handle every copy of one budget shares, and how it crosses a process boundary.
+
+A :class:`Ledger` names one ledger in one store. Every in-process copy of a
+:class:`~skdp.PrivacyBudget` (``copy``, ``deepcopy``, ``clone``) and every
+:class:`StreamRecord` on it hold the *same* ``Ledger`` object, so when a ``memory``
+ledger moves to the shared SQLite file (the first time it is pickled), they all move
+with it. Pickling a ``Ledger`` stores only its store's address (without password) and
+its id: never a snapshot of what was spent, which a reload could replay.
+"""
+
+import threading
+import uuid
+import weakref
+
+from .stores import open_store, promotion_url
+from .stores._base import integrity_error
+
+__all__ = ["Ledger", "StreamRecord"]
+
+_KNOWN_DSNS = {}  # redacted URL -> URL with password, for stores opened in this process
+
+
+def _open(url, create=True):
+    store = open_store(url, create=create)
+    _KNOWN_DSNS[store.url] = url
+    return store
+
+
+class Ledger:
+    """One ledger in one store; shared by every in-process handle on it."""
+
+    def __init__(self, store, ledger_id):
+        self.store = store
+        self.id = ledger_id
+        self._lock = threading.Lock()
+
+    @classmethod
+    def create(cls, url, epsilon, delta, ledger_id=None):
+        store = _open(_KNOWN_DSNS.get(url, url))
+        ledger = cls(store, ledger_id or uuid.uuid4().hex)
+        store.create_ledger(ledger.id, epsilon, delta)
+        if not store.shared:
+            # Nothing outside this process can reach a memory ledger: free it with the
+            # last handle (a no-op once it has moved to a shared store).
+            weakref.finalize(ledger, store.drop_ledger, ledger.id)
+        return ledger
+
+    @classmethod
+    def attach(cls, url, ledger_id):
+        store = _open(_KNOWN_DSNS.get(url, url), create=False)
+        store.totals(ledger_id)  # LedgerIntegrityError if it is not there
+        return cls(store, ledger_id)
+
+    def promote(self):
+        """Move a ``memory`` ledger to the shared SQLite store (once; then a no-op)."""
+        with self._lock:
+            if self.store.shared:
+                return
+            problem = self.store.verify(self.id)
+            if problem is not None:
+                raise integrity_error(self.id, problem)
+            target = _open(promotion_url())
+            target.import_ledger(self.id, *self.store.totals(self.id),
+                                 self.store.charges(self.id), self.store.streams(self.id))
+            self.store.drop_ledger(self.id)
+            self.store = target
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        self.promote()
+        _ATTACHED.setdefault((self.store.url, self.id), self)
+        return (_attach, (self.store.url, self.id))
+
+
+# One Ledger object per (store, id) in a process, so handles loaded from several pickles
+# share it as in-process copies do. Weak: the state lives in the store, not here.
+_ATTACHED = weakref.WeakValueDictionary()
+
+
+def _attach(url, ledger_id):
+    key = (url, ledger_id)
+    ledger = _ATTACHED.get(key)
+    if ledger is None:
+        ledger = _ATTACHED[key] = Ledger.attach(url, ledger_id)
+    return ledger
+
+
+class StreamRecord:
+    """A versioned record of one stateful private object's stream, in a ledger.
+
+    Every state transition of the object is a compare-and-swap of the version
+    (:meth:`advance`, or :meth:`charge` which also pays in the same transaction).
+    A copy of the object carries a copy of this record with the version it had; once
+    any copy moves on, the others are stale and refused with
+    :class:`~skdp.exceptions.StaleStateError`. ``what`` names the object in that error.
+    """
+
+    def __init__(self, ledger, what):
+        self.ledger = ledger
+        self.what = what
+        self.id = uuid.uuid4().hex
+        self.version = 0
+        ledger.store.create_stream(ledger.id, self.id)
+
+    def advance(self):
+        self.version = self.ledger.store.advance_stream(self.id, self.version, self.what)
+
+    def charge(self, epsilon, delta, label):
+        """Pay (ε, δ) to the ledger and advance, atomically; return the charge's ``seq``."""
+        seq = self.ledger.store.charge(self.ledger.id, epsilon, delta, label,
+                                       stream=(self.id, self.version))
+        self.version += 1
+        return seq

@@ -1,0 +1,62 @@
+"""Where privacy ledgers live: ``memory``, ``sqlite:///path`` and ``postgresql://…``.
+
+:func:`open_store` turns a URL into a store; stores are cached per process, so every
+handle on a store shares one connection per thread. :func:`promotion_url` names the
+SQLite file that ``memory`` ledgers move to when they cross a process boundary
+(``$SKDP_LEDGER_DIR/ledgers.sqlite``, default a per-user folder in the system's
+temporary directory).
+"""
+
+import os
+import tempfile
+import threading
+
+from ._base import Charge, LedgerStore
+from .memory import MemoryStore
+from .postgresql import redact_url
+
+__all__ = ["Charge", "LedgerStore", "open_store", "promotion_url", "redact_url"]
+
+_STORES = {}
+_LOCK = threading.Lock()
+
+
+def promotion_url():
+    """The shared SQLite store that ``memory`` ledgers move to when pickled."""
+    folder = os.environ.get("SKDP_LEDGER_DIR") or os.path.join(
+        tempfile.gettempdir(), f"skdp-ledgers-{os.getuid() if hasattr(os, 'getuid') else 0}")
+    return "sqlite:///" + os.path.abspath(os.path.join(folder, "ledgers.sqlite"))
+
+
+def open_store(url, create=True):
+    """The store at ``url`` (``"memory"``, ``"sqlite:///path"``, ``"postgresql://…"``).
+
+    ``create=False`` refuses to create a missing SQLite file (used when attaching to an
+    existing ledger). Raises ``ValueError`` for an unknown scheme; the message never
+    shows a password.
+    """
+    if not isinstance(url, str):
+        raise TypeError(f"store must be a URL string, got {type(url).__name__}.")
+    key = (os.getpid(), url)
+    with _LOCK:
+        store = _STORES.get(key)
+        if store is None:
+            store = _STORES[key] = _make_store(url, create)
+    return store
+
+
+def _make_store(url, create):
+    if url == "memory":
+        return MemoryStore()
+    if url.startswith("sqlite:///"):
+        from .sqlite import SQLiteStore
+
+        return SQLiteStore(url[len("sqlite:///"):], create=create)
+    if url.startswith(("postgresql://", "postgres://")):
+        from .postgresql import PostgreSQLStore
+
+        return PostgreSQLStore(url)
+    raise ValueError(
+        f"unknown ledger store {redact_url(url)!r}: use 'memory', 'sqlite:///path/to/file.db' "
+        "or 'postgresql://user@host/dbname'."
+    )

@@ -1,0 +1,142 @@
+"""The ``memory`` store: ledgers in this process's memory, for one process.
+
+It is the fastest store and the default of :class:`~skdp.PrivacyBudget`. It never
+crosses a process boundary silently:
+
+* pickling a budget (or an estimator holding one) whose ledger is here first moves
+  the ledger to the shared SQLite file of this machine (see
+  :func:`skdp.accounting.stores.promotion_url`), so a joblib/loky or dask worker, or a
+  later process loading the pickle, charges the same ledger as the parent;
+* a process created by ``fork`` that inherits the store without pickling cannot reach
+  the parent's memory: any use of the store there raises
+  :class:`~skdp.exceptions.PrivacyError` naming the fix.
+"""
+
+import os
+import threading
+
+from ...exceptions import PrivacyError
+from ._base import (
+    Charge,
+    LedgerStore,
+    charge_hash,
+    check_fits,
+    genesis_hash,
+    integrity_error,
+    stale_error,
+    verify_chain,
+)
+
+__all__ = ["MemoryStore"]
+
+
+class _MemoryLedger:
+    def __init__(self, epsilon, delta):
+        self.totals = (float(epsilon), float(delta))
+        self.charges = []
+        self.streams = {}
+
+
+class MemoryStore(LedgerStore):
+    """Ledgers in this process's memory (see the module docstring)."""
+
+    url = "memory"
+    shared = False
+
+    def __init__(self):
+        self._pid = os.getpid()
+        self._lock = threading.Lock()
+        self._ledgers = {}
+        self._stream_ledger = {}
+
+    def _check_process(self):
+        if os.getpid() != self._pid:
+            raise PrivacyError(
+                "a PrivacyBudget in the 'memory' store was inherited by a forked process "
+                "without being pickled; the child cannot charge the parent's ledger. Pass "
+                "the budget (or the estimator) to the worker as an argument, which moves the "
+                "ledger to a shared SQLite file, or create it with "
+                "PrivacyBudget(..., store='sqlite:///path/ledger.db')."
+            )
+
+    def _get(self, ledger_id):
+        self._check_process()
+        try:
+            return self._ledgers[ledger_id]
+        except KeyError:
+            raise integrity_error(ledger_id, "it is not in this process's memory") from None
+
+    def create_ledger(self, ledger_id, epsilon, delta):
+        with self._lock:
+            self._check_process()
+            self._ledgers[ledger_id] = _MemoryLedger(epsilon, delta)
+
+    def drop_ledger(self, ledger_id):
+        """Forget a ledger that moved to another store (see ``PrivacyBudget`` promotion)."""
+        with self._lock:
+            ledger = self._ledgers.pop(ledger_id, None)
+            for stream_id in ledger.streams if ledger else ():
+                self._stream_ledger.pop(stream_id, None)
+
+    def totals(self, ledger_id):
+        with self._lock:
+            return self._get(ledger_id).totals
+
+    def charges(self, ledger_id):
+        with self._lock:
+            return list(self._get(ledger_id).charges)
+
+    def streams(self, ledger_id):
+        with self._lock:
+            return dict(self._get(ledger_id).streams)
+
+    def verify(self, ledger_id):
+        with self._lock:
+            ledger = self._get(ledger_id)
+            head = ledger.charges[-1].hash if ledger.charges else genesis_hash(
+                ledger_id, *ledger.totals)
+            return verify_chain(ledger_id, *ledger.totals, ledger.charges,
+                                len(ledger.charges), head)
+
+    def charge(self, ledger_id, epsilon, delta, label, stream=None):
+        with self._lock:
+            ledger = self._get(ledger_id)
+            # Memory cannot be edited from outside the process, so the chain is not
+            # re-verified here (it is on promotion and by verify()).
+            check_fits(ledger_id, ledger.totals, ledger.charges, epsilon, delta, label)
+            if stream is not None:
+                self._cas(stream[0], stream[1], label)
+            seq = len(ledger.charges)
+            prev = ledger.charges[-1].hash if ledger.charges else genesis_hash(
+                ledger_id, *ledger.totals)
+            ledger.charges.append(Charge(seq, float(epsilon), float(delta), label or "", prev,
+                                         charge_hash(ledger_id, seq, epsilon, delta, label,
+                                                     prev)))
+            return seq
+
+    def create_stream(self, ledger_id, stream_id):
+        with self._lock:
+            self._get(ledger_id).streams[stream_id] = 0
+            self._stream_ledger[stream_id] = ledger_id
+
+    def advance_stream(self, stream_id, expected_version, what):
+        with self._lock:
+            self._check_process()
+            return self._cas(stream_id, expected_version, what)
+
+    def _cas(self, stream_id, expected_version, what):
+        ledger_id = self._stream_ledger.get(stream_id)
+        streams = self._ledgers[ledger_id].streams if ledger_id in self._ledgers else {}
+        if streams.get(stream_id) != expected_version:
+            raise stale_error(what)
+        streams[stream_id] = expected_version + 1
+        return expected_version + 1
+
+    def import_ledger(self, ledger_id, epsilon, delta, charges, streams):
+        with self._lock:
+            self._check_process()
+            ledger = _MemoryLedger(epsilon, delta)
+            ledger.charges = list(charges)
+            ledger.streams = dict(streams)
+            self._ledgers[ledger_id] = ledger
+            self._stream_ledger.update(dict.fromkeys(streams, ledger_id))

@@ -1,0 +1,76 @@
+"""The ``sqlite:///path`` store: one ledger file shared by the processes of one machine.
+
+Standard-library :mod:`sqlite3` in WAL mode. Every charge is one ``BEGIN IMMEDIATE``
+transaction (it takes the database's write lock before reading what was spent), so
+check-and-spend is atomic under concurrent processes; ``synchronous=FULL`` makes a
+committed charge survive a killed process (and a power cut). Charges are append-only:
+triggers refuse ``UPDATE`` and ``DELETE`` on them, and the hash chain catches an edit
+made around the triggers.
+
+URLs follow SQLAlchemy: ``sqlite:///ledger.db`` is relative to the working directory,
+``sqlite:////var/lib/skdp/ledger.db`` absolute. The store's :attr:`url` is always the
+absolute form, so a pickle loaded from another directory finds the same file.
+"""
+
+import os
+import sqlite3
+from contextlib import contextmanager
+
+from ...exceptions import LedgerIntegrityError
+from ._sql import SCHEMA, SQLStore
+
+__all__ = ["SQLiteStore"]
+
+_TRIGGERS = tuple(
+    f"""CREATE TRIGGER IF NOT EXISTS skdp_charges_no_{verb.lower()}
+        BEFORE {verb} ON skdp_charges
+        BEGIN SELECT RAISE(ABORT, 'skdp charges are append-only'); END"""
+    for verb in ("UPDATE", "DELETE")
+)
+_BUSY_TIMEOUT_S = 120.0
+
+
+class SQLiteStore(SQLStore):
+    """Ledgers in an SQLite file (see the module docstring).
+
+    Parameters
+    ----------
+    path : str
+        The database file.
+    create : bool, default=True
+        Create the file if it does not exist. Attaching to a ledger from a pickle
+        passes ``False``: a missing file is an error, never a fresh, empty ledger.
+    """
+
+    def __init__(self, path, create=True):
+        super().__init__()
+        self.path = os.path.abspath(path)
+        self.url = "sqlite:///" + self.path
+        if not create and not os.path.exists(self.path):
+            raise LedgerIntegrityError(
+                f"the ledger file {self.path} does not exist on this machine. A budget "
+                "pickled in one process reaches only processes of the same machine through "
+                "its SQLite file; to share one budget between machines, create it with "
+                "PrivacyBudget(..., store='postgresql://…')."
+            )
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        with self._transaction() as execute:
+            for statement in SCHEMA + _TRIGGERS:
+                execute(statement)
+
+    def _connect(self):
+        conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None,
+                               check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        return conn
+
+    @contextmanager
+    def _begin(self, conn):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
