@@ -46,9 +46,9 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._labels import check_labels_in, resolve_classes
 from ..accounting import PrivacyBudget
 from ..base import PrivateEstimatorMixin
 from ..exceptions import BudgetExhaustedError
@@ -77,6 +77,11 @@ class QueryBudgetExhaustedError(BudgetExhaustedError):
 
 class _StreamState:
     """Per-copy mutable state of a fitted predictor (mutated in place by predict).
+
+    Held as the private attribute ``_state``: it is internal, **non-private** state
+    (the training rows or the teachers trained on them, the live mechanism instance
+    with its noisy thresholds, the random generator) and must never be released —
+    e.g. ``teachers.vote(q)`` returns exact teacher votes without spending anything.
 
     Copying (deepcopy, pickle) drops the active mechanism instance and replaces the
     generator by a fresh one from OS entropy: no two copies share noise.
@@ -110,6 +115,7 @@ class QueryBudgetedPredictor(PrivateEstimatorMixin, ClassifierMixin, BaseEstimat
         "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
         "budget": [PrivacyBudget, None],
         "random_state": ["random_state", np.random.Generator],
+        "classes": ["array-like", None],
     }
 
     # ---------------------------------------------------------------- tags / data
@@ -121,33 +127,24 @@ class QueryBudgetedPredictor(PrivateEstimatorMixin, ClassifierMixin, BaseEstimat
         return tags
 
     def _validate_training_data(self, X, y, reset=True):
-        X, y = validate_data(self, X, y, reset=reset)
-        check_classification_targets(y)
-        if type_of_target(y) not in ("binary", "multiclass"):
-            raise ValueError(f"Unsupported target type {type_of_target(y)!r}.")
-        return X, y
+        # Label checks are resolve_classes' (against the public classes when given).
+        return validate_data(self, X, y, reset=reset)
 
     def _set_classes(self, y, classes=None):
-        found = np.unique(y) if classes is None else np.unique(np.asarray(classes))
-        if found.size > 2:
-            raise ValueError(
-                "Only binary classification is supported by "
-                f"{type(self).__name__}; got {found.size} classes."
-            )
-        if found.size < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs samples of 2 classes to train its teachers; "
-                f"got one class only: {found.tolist()}."
-            )
-        return found
+        """``classes_`` of a new fit: the public ``classes`` (``partial_fit``'s argument
+        or the parameter), else read from y with a ``PrivacyLeakWarning``."""
+        return resolve_classes(self, y, classes)
+
+    def _check_first_partial_fit(self, classes):
+        if classes is None and self.classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit "
+                             "(or as the classes= parameter).")
+
+    def _check_later_partial_fit(self, y, classes):
+        resolve_classes(self, y, classes, first_call=False)
 
     def _to_pm(self, y):
-        unseen = ~np.isin(y, self.classes_)
-        if unseen.any():
-            raise ValueError(
-                f"y contains labels not in classes_ {self.classes_.tolist()}: "
-                f"{np.unique(np.asarray(y)[unseen]).tolist()}."
-            )
+        check_labels_in(y, self.classes_)
         return np.where(y == self.classes_[1], 1, -1).astype(np.int8)
 
     def _from_pm(self, labels):
@@ -155,7 +152,19 @@ class QueryBudgetedPredictor(PrivateEstimatorMixin, ClassifierMixin, BaseEstimat
 
     # ---------------------------------------------------------------- accounting
     def _new_ledger(self, epsilon, delta):
-        self.budget_ = PrivacyBudget(epsilon, delta)
+        """Create ``budget_`` and return the generator of this fitted predictor.
+
+        ``budget_`` lives in the same store as ``budget`` (if any), so a pickled
+        predictor reaches its query ledger wherever it reaches the user's. With a
+        ``budget``, fit records a zero-cost charge there; its place in the ledger keys
+        the generator, so clones fitted with one integer seed (the folds of a search)
+        never share noise.
+        """
+        budget = self.budget
+        self.budget_ = PrivacyBudget(epsilon, delta,
+                                     store="memory" if budget is None else budget.store)
+        key = self._pay_budget(0.0, 0.0, "fit (answers are charged as they are released)")
+        return self._release_generator(key)
 
     @property
     def privacy_spent_(self):

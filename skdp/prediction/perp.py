@@ -9,7 +9,6 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_generator
 from ..exceptions import BudgetExhaustedError, PrivacyParameterError, PrivacyWarning
 from ..mechanisms.exponential import exponential_mechanism
 from ..mechanisms.laplace import discrete_laplace
@@ -54,7 +53,8 @@ class _PERPBase(QueryBudgetedPredictor):
 
     def __init__(self, epsilon=1.0, delta=1e-6, alpha=0.1, beta=0.05, gamma=0.5, *,
                  preset="practical", slice_size=None, max_hard=None, threshold=None,
-                 first_phase_length=None, budget=None, random_state=None, verbose=0):
+                 first_phase_length=None, budget=None, random_state=None, verbose=0,
+                 classes=None):
         self.epsilon = epsilon
         self.delta = delta
         self.alpha = alpha
@@ -68,6 +68,7 @@ class _PERPBase(QueryBudgetedPredictor):
         self.budget = budget
         self.random_state = random_state
         self.verbose = verbose
+        self.classes = classes
 
     # ------------------------------------------------------------------ fitting
     def _perp_parameters(self, epsilon, delta, alpha, beta, n_features):
@@ -105,19 +106,18 @@ class _PERPBase(QueryBudgetedPredictor):
         y_pm = self._to_pm(y)
         self.parameters_ = params
         self.initial_sample_size_ = self._rows_needed(params, X.shape[1])
-        self._new_ledger(epsilon, delta)
-        state = _StreamState(check_generator(self.random_state))
+        state = _StreamState(self._new_ledger(epsilon, delta))
         state.X, state.y = X, y_pm
         state.started = False
         state.n_answered = 0
         state.n_stream = 0
         state.phase, state.step, state.n_reexecutions = 1, 0, 0
-        self.state_ = state
+        self._state = state
         self._check_sample(stacklevel=4)
         return self
 
     def _check_sample(self, stacklevel):
-        n, need = self.state_.X.shape[0], self.initial_sample_size_
+        n, need = self._state.X.shape[0], self.initial_sample_size_
         params = self.parameters_
         if n < need:
             if self.preset == "paper" and need > _IMPOSSIBLE_ROWS:
@@ -147,10 +147,10 @@ class _PERPBase(QueryBudgetedPredictor):
     def partial_fit(self, X, y, classes=None):
         """Append labelled rows to the initial sample (before the first answered query).
 
-        The first call is ``fit`` (``classes`` required). Later calls before any
-        query has been answered from the data pool the rows, so ``fit`` on the
-        concatenation and a sequence of ``partial_fit`` calls give the same
-        predictor (same ``random_state``). Once the mechanism has started, the
+        The first call is ``fit`` (``classes`` required, here or as the parameter).
+        Later calls before any query has been answered from the data pool the rows,
+        so ``fit`` on the concatenation and a sequence of ``partial_fit`` calls give
+        the same predictor (same ``random_state``). Once the mechanism has started, the
         initial sample is held by running mechanisms (RSC slices, ChallengeBT
         copies) and cannot grow: a ``ValueError`` is raised, nothing changes.
 
@@ -159,15 +159,12 @@ class _PERPBase(QueryBudgetedPredictor):
         self
         """
         if not hasattr(self, "budget_"):
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit.")
+            self._check_first_partial_fit(classes)
             return self._fit(X, y, classes=classes)
         X, y = self._validate_training_data(X, y, reset=False)
-        if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise ValueError(f"classes {list(classes)} differ from classes_ "
-                             f"{self.classes_.tolist()} of the first call.")
+        self._check_later_partial_fit(y, classes)
         y_pm = self._to_pm(y)
-        state = self.state_
+        state = self._state
         if state.started:
             raise ValueError(
                 f"{type(self).__name__}: the initial sample is already in use by the running "
@@ -181,11 +178,11 @@ class _PERPBase(QueryBudgetedPredictor):
 
     # ------------------------------------------------------------------ answering
     def _ready(self):
-        state = self.state_
+        state = self._state
         return state.started or state.X.shape[0] >= self.initial_sample_size_
 
     def _start(self):
-        state = self.state_
+        state = self._state
         eps0, delta0 = self._initial_privacy()
         self._pay_or_refuse(eps0, delta0, "initial sample (phase-1 slices)")
         state.started = True
@@ -199,7 +196,7 @@ class _PERPBase(QueryBudgetedPredictor):
             raise QueryBudgetExhaustedError(str(exc), np.empty(0, dtype=np.int8)) from exc
 
     def _answer(self, X):
-        state = self.state_
+        state = self._state
         n = X.shape[0]
         if not self._ready():
             state.n_answered += n
@@ -230,13 +227,13 @@ class _PERPBase(QueryBudgetedPredictor):
     def queries_answered_(self):
         """Queries answered so far by this predictor (all calls, data-independent ones too)."""
         check_is_fitted(self, "budget_")
-        return self.state_.n_answered
+        return self._state.n_answered
 
     @property
     def phase_(self):
         """The current phase p (1-based); phase p lasts t_p = t_1·3^(p−1) queries."""
         check_is_fitted(self, "budget_")
-        state = self.state_
+        state = self._state
         return state.phase + (1 if state.step == self.parameters_.phase(state.phase).length
                               else 0)
 
@@ -248,7 +245,7 @@ class _PERPBase(QueryBudgetedPredictor):
         positively labelled ones form the next phase's sample.
         """
         check_is_fitted(self, "budget_")
-        state = self.state_
+        state = self._state
         length = self.parameters_.phase(state.phase).length
         if state.step == length:
             return self.parameters_.phase(state.phase + 1).length
@@ -258,13 +255,13 @@ class _PERPBase(QueryBudgetedPredictor):
     def n_reexecutions_(self):
         """ChallengeBT copies re-executed on their medium queries after a Stopper halt."""
         check_is_fitted(self, "budget_")
-        return self.state_.n_reexecutions
+        return self._state.n_reexecutions
 
     @property
     def mechanism_started_(self):
         """True once the initial sample has been handed to the mechanism (first answer)."""
         check_is_fitted(self, "budget_")
-        return self.state_.started
+        return self._state.started
 
 
 _PRIVACY_COMMON = """
@@ -290,6 +287,10 @@ _PRIVACY_COMMON = """
     Copies: ``clone`` is unfitted; ``deepcopy``/pickle share ``budget_`` but not
     the running mechanism (forking it would reuse or double its noise): a copy of
     a started predictor refuses to answer (:class:`QueryBudgetExhaustedError`).
+    The training rows, the running mechanism and the generator live in the private
+    attribute ``_state``: non-private state that must not be released. The public
+    counters are covered: phases are data-independent, and re-executions are a
+    function of the Stoppers' ⊤ outputs, which the guarantee includes.
 """
 
 
@@ -339,6 +340,13 @@ class RectanglesPERPClassifier(_PERPBase):
         audits and fast experiments; utility guarantees then lapse, privacy not:
         k and Δ are raised in every phase to the least values ChallengeBT's proof
         covers (see :func:`perp_parameters`).
+    classes : array-like of shape (2,), default=None
+        The label set, a **public** parameter: ``classes_`` is exactly
+        ``np.unique(classes)`` whatever ``y`` holds (one label missing from ``y`` is
+        fine), and labels of ``y`` outside it raise ``ValueError``. ``None``: read
+        from ``y`` as scikit-learn does, with a
+        :class:`~skdp.exceptions.PrivacyLeakWarning` — the label set is then a
+        statistic of the private data that the guarantee does not cover.
     budget : PrivacyBudget, optional
         Charged the same amounts as ``budget_`` (shared across clones).
     random_state : None, int or numpy.random.Generator
@@ -437,7 +445,7 @@ class DecisionStumpPERPClassifier(_PERPBase):
     Parameters
     ----------
     epsilon, delta, alpha, beta, gamma, preset, slice_size, max_hard, threshold, \
-first_phase_length, budget, random_state, verbose
+first_phase_length, budget, random_state, verbose, classes
         As for :class:`RectanglesPERPClassifier`; the overrides and ``preset`` apply
         to the inner 1-D RectanglesPERP.
 
@@ -543,6 +551,6 @@ next_phase_sample_size_, n_reexecutions_, mechanism_started_
                             0, n))
         order = np.argsort(sign * X[:, j], kind="stable")  # ascending in σ·x_j
         positives = X[order[n - p_hat:], j] if p_hat else np.empty(0)
-        self.state_.axis, self.state_.sign = j, sign
+        self._state.axis, self._state.sign = j, sign
         run = self._run_class(self.parameters_, positives[:, None], rng, verbose=self.verbose)
         return run, np.array([j])

@@ -10,7 +10,6 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_generator
 from ..accounting import calibrate, compose
 from ..exceptions import BudgetExhaustedError, PrivacyParameterError, PrivacyWarning
 from ..hypotheses import Halfspaces
@@ -128,6 +127,13 @@ class PrivatePredictor(QueryBudgetedPredictor):
         life of the fitted predictor and its copies. Privacy is the v-fold
         composition, so the cap is what makes the guarantee hold for every stream.
     mode : {"oblivious", "halfspace"}, default="oblivious"
+    classes : array-like of shape (2,), default=None
+        The label set, a **public** parameter: ``classes_`` is exactly
+        ``np.unique(classes)`` whatever ``y`` holds (one label missing from ``y`` is
+        fine), and labels of ``y`` outside it raise ``ValueError``. ``None``: read
+        from ``y`` as scikit-learn does, with a
+        :class:`~skdp.exceptions.PrivacyLeakWarning` — the label set is then a
+        statistic of the private data that the guarantee does not cover.
     budget : PrivacyBudget, optional
         Also charged every instance's cost as it starts (see ``skdp.base``).
     random_state : None, int or numpy Generator
@@ -181,6 +187,11 @@ class PrivatePredictor(QueryBudgetedPredictor):
     δ_bt = δ/(2·cap), ``n_teachers="auto"`` (the paper's k = 64/ε_bt·(log(T+1) +
     log(1/β)) targets accuracy, ours is the privacy minimum), surrogate ERMs for
     rectangles/halfspaces.
+
+    *Internal state.* The teachers, the training rows they are retrained on, the
+    live BetweenThresholds instance and the generator are kept in the private
+    attribute ``_state``: non-private state (exact teacher votes can be read from
+    it for free) that must not be released. Publish answers, not the fitted object.
 
     **Small samples.** The gap condition needs thousands of teachers (about
     17 500 at ε = 1, δ = 10⁻⁶, cap 16). With fewer rows than that, ``fit`` warns
@@ -236,6 +247,7 @@ class PrivatePredictor(QueryBudgetedPredictor):
         mode="oblivious",
         budget=None,
         random_state=None,
+        classes=None,
     ):
         self.hypotheses = hypotheses
         self.estimator = estimator
@@ -246,6 +258,7 @@ class PrivatePredictor(QueryBudgetedPredictor):
         self.mode = mode
         self.budget = budget
         self.random_state = random_state
+        self.classes = classes
 
     # ------------------------------------------------------------------ fitting
     def _check_config(self, n_features):
@@ -292,18 +305,16 @@ class PrivatePredictor(QueryBudgetedPredictor):
                 f"{params['delta_bt']:.3g} (Yan Lemma 1). Use n_teachers='auto', a larger "
                 "ε or a smaller max_hard_queries."
             )
-        rng = check_generator(self.random_state)
         self.classes_ = classes
         y_pm = self._to_pm(y)
         self.epsilon_bt_ = params["epsilon_bt"]
         self.delta_bt_ = params["delta_bt"]
         self.min_teachers_ = k_min
         self._cumulative = params["cumulative_epsilon"]
-        self._new_ledger(epsilon, delta)
-        state = _StreamState(rng)
+        state = _StreamState(self._new_ledger(epsilon, delta))
         state.forced_X = np.empty((0, X.shape[1]))
         state.forced_y = np.empty(0, dtype=np.int8)
-        self.state_ = state
+        self._state = state
         state.hypotheses = hyp
         state.k_target = k
         state.pending = (X, y_pm)
@@ -324,7 +335,7 @@ class PrivatePredictor(QueryBudgetedPredictor):
         return self
 
     def _build_teachers(self):
-        state = self.state_
+        state = self._state
         X, y_pm = state.pending
         k = state.k_target
         data = _Blocks(X, y_pm, _partition(X.shape[0], k, state.rng), k)
@@ -342,18 +353,18 @@ class PrivatePredictor(QueryBudgetedPredictor):
     def partial_fit(self, X, y, classes=None):
         """Add labelled rows as new disjoint teacher blocks (first call: like ``fit``).
 
-        ``classes`` is required on the first call. Later calls split the rows into
-        ⌈n/b⌉ new blocks of the first fit's block size b, train their teachers with
-        the current hard-query labels, and leave ``budget_`` untouched; k grows and
-        the votes' sensitivity 1/k shrinks.
+        ``classes`` is required on the first call (here or as the parameter). Later
+        calls split the rows into ⌈n/b⌉ new blocks of the first fit's block size b,
+        train their teachers with the current hard-query labels, and leave
+        ``budget_`` untouched; k grows and the votes' sensitivity 1/k shrinks.
         """
         if not hasattr(self, "budget_"):
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit.")
+            self._check_first_partial_fit(classes)
             return self._fit(X, y, classes=classes)
         X, y = self._validate_training_data(X, y, reset=False)
+        self._check_later_partial_fit(y, classes)
         y_pm = self._to_pm(y)
-        state = self.state_
+        state = self._state
         if state.teachers is None:
             # Still too few rows: nothing was answered from data yet, so pool the rows
             # and build the teachers once there are enough.
@@ -384,15 +395,15 @@ class PrivatePredictor(QueryBudgetedPredictor):
     @property
     def hard_queries_(self):
         check_is_fitted(self, "budget_")
-        return self.state_.forced_X.copy()
+        return self._state.forced_X.copy()
 
     @property
     def hard_labels_(self):
         check_is_fitted(self, "budget_")
-        return self._from_pm(self.state_.forced_y)
+        return self._from_pm(self._state.forced_y)
 
     def _start_instance(self, answered):
-        state = self.state_
+        state = self._state
         used = self.n_hard_queries_
         if used >= self.max_hard_queries:
             raise QueryBudgetExhaustedError(
@@ -416,14 +427,14 @@ class PrivatePredictor(QueryBudgetedPredictor):
         # Each instance draws its noise from its own child generator, so the main
         # generator's sequence (partition, one seed per instance, one label per hard
         # query) — hence every answer — is the same however the queries are batched.
-        child = np.random.default_rng(self.state_.rng.integers(2**63))
+        child = np.random.default_rng(self._state.rng.integers(2**63))
         return BetweenThresholds(
             T_LOWER, T_UPPER, self.epsilon_bt_, self.delta_bt_, sensitivity=sensitivity,
             calibration="bsu", random_state=child,
         )
 
     def _hard_query(self, x, label):
-        state = self.state_
+        state = self._state
         state.forced_X = np.concatenate([state.forced_X, x[None, :]])
         state.forced_y = np.concatenate([state.forced_y, [label]]).astype(np.int8)
         if self.mode == "halfspace":
@@ -433,7 +444,7 @@ class PrivatePredictor(QueryBudgetedPredictor):
         state.teachers.fit(state.forced_X, state.forced_y, None, only=disagree)
 
     def _answer(self, X):
-        state = self.state_
+        state = self._state
         n = X.shape[0]
         answers = np.empty(n, dtype=np.int8)
         if state.teachers is None:  # too few rows: data-independent coin flips

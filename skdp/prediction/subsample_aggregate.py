@@ -9,7 +9,6 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_generator
 from ..accounting import calibrate, compose
 from ..exceptions import BudgetExhaustedError
 from ..hypotheses import Halfspaces
@@ -58,6 +57,13 @@ class SubsampleAggregatePredictor(QueryBudgetedPredictor):
     n_teachers : int or "auto", default="auto"
         Number k of blocks; ``"auto"``: ⌈4/ε_q⌉ (so the noise's scale is a quarter
         of k) but at most n/10 rows' worth of blocks (at least one).
+    classes : array-like of shape (2,), default=None
+        The label set, a **public** parameter: ``classes_`` is exactly
+        ``np.unique(classes)`` whatever ``y`` holds (one label missing from ``y`` is
+        fine), and labels of ``y`` outside it raise ``ValueError``. ``None``: read
+        from ``y`` as scikit-learn does, with a
+        :class:`~skdp.exceptions.PrivacyLeakWarning` — the label set is then a
+        statistic of the private data that the guarantee does not cover.
     budget : PrivacyBudget, optional
         Also charged, call by call.
     random_state : None, int or numpy Generator
@@ -86,6 +92,8 @@ class SubsampleAggregatePredictor(QueryBudgetedPredictor):
     Viswanath 2015, Thm 3.3). A call that would exceed T queries raises
     :class:`QueryBudgetExhaustedError` before answering anything: the refusal
     depends only on public counts, so the predictor is left exactly as before.
+    The teachers (trained on the private rows) and the generator live in the private
+    attribute ``_state``: non-private state that must not be released.
 
     References
     ----------
@@ -123,6 +131,7 @@ class SubsampleAggregatePredictor(QueryBudgetedPredictor):
         n_teachers="auto",
         budget=None,
         random_state=None,
+        classes=None,
     ):
         self.hypotheses = hypotheses
         self.estimator = estimator
@@ -132,6 +141,7 @@ class SubsampleAggregatePredictor(QueryBudgetedPredictor):
         self.n_teachers = n_teachers
         self.budget = budget
         self.random_state = random_state
+        self.classes = classes
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -153,17 +163,16 @@ class SubsampleAggregatePredictor(QueryBudgetedPredictor):
             k = min(math.ceil(4.0 / eps_q), max(1, n // 10))
         else:
             k = min(int(self.n_teachers), n)
-        rng = check_generator(self.random_state)
         self.classes_ = classes
         self.epsilon_query_ = eps_q
-        self._new_ledger(epsilon, delta)
+        rng = self._new_ledger(epsilon, delta)
         state = _StreamState(rng)
         data = _Blocks(X, self._to_pm(y), _partition(n, k, rng), k)
         state.teachers = _ClassTeachers(hyp, data) if hyp is not None else _EstimatorTeachers(
             self.estimator, data
         )
         state.teachers.fit(None, None, None)
-        self.state_ = state
+        self._state = state
         self.n_teachers_ = k
         return self
 
@@ -204,7 +213,7 @@ class SubsampleAggregatePredictor(QueryBudgetedPredictor):
             self._pay(max(eps, 0.0), dlt, f"{_CHARGE_TAG}{used + 1}-{used + n}")
         except BudgetExhaustedError as exc:
             raise QueryBudgetExhaustedError(str(exc)) from exc
-        state = self.state_
+        state = self._state
         k = state.teachers.data.n_blocks
         counts = np.rint(state.teachers.vote(X) * k).astype(np.int64)
         noisy = geometric_mechanism(counts, self.epsilon_query_, random_state=state.rng)

@@ -88,7 +88,7 @@ def test_decision_stump_selects_axis_and_direction():
         clf = DecisionStumpPERPClassifier(epsilon=2000.0, gamma=1.0, random_state=0).fit(X, y)
         Xq = rng.random((60_000, 3))
         pred = clf.predict(Xq)
-        assert (clf.state_.axis, clf.state_.sign) == (axis, sign)
+        assert (clf._state.axis, clf._state.sign) == (axis, sign)
         assert np.mean(pred != (sign * (Xq[:, axis] - 0.4) > 0)) <= 0.1
         assert clf.phase_ >= 2
 
@@ -276,7 +276,7 @@ def test_copies_of_an_unstarted_predictor_share_one_epsilon():
 def test_copy_gets_a_fresh_generator():
     clf = _rect().fit(*_sample(_need()))
     twin = copy.deepcopy(clf)
-    assert not np.allclose(clf.state_.rng.random(4), twin.state_.rng.random(4))
+    assert not np.allclose(clf._state.rng.random(4), twin._state.rng.random(4))
 
 
 def test_clone_is_unfitted(fitted):
@@ -332,7 +332,7 @@ def test_bad_training_data():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
         clf = _rect().partial_fit(X, y, classes=[0, 1])
-    with pytest.raises(ValueError, match="not in classes_"):
+    with pytest.raises(ValueError, match="not in classes"):
         clf.partial_fit(X[:3], np.array([0, 1, 2]))
 
 

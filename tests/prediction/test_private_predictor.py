@@ -107,12 +107,12 @@ def test_cap_enforced_and_error_carries_released_answers():
     assert set(np.unique(err.answers)) <= {0, 1}
     assert len(clf.hard_queries_) == CAP  # the last answer was the cap-th hard query
     # Every later call refuses before touching anything.
-    spent, state = clf.budget_.spent, pickle.dumps(clf.state_.forced_y)
+    spent, state = clf.budget_.spent, pickle.dumps(clf._state.forced_y)
     with pytest.raises(QueryBudgetExhaustedError) as again:
         clf.predict(queries[:1])
     assert again.value.n_answered == 0
     assert clf.budget_.spent == spent
-    assert pickle.dumps(clf.state_.forced_y) == state
+    assert pickle.dumps(clf._state.forced_y) == state
 
 
 def test_user_budget_charged_in_step_and_can_stop_the_stream():
@@ -147,9 +147,9 @@ def test_copy_never_reuses_noise():
     clf = _rich().fit(X, y)
     clf.predict(SPREAD[:1])
     twin = copy.deepcopy(clf)
-    assert twin.state_.mechanism is None  # the half-used instance is not duplicated
-    a = clf.state_.rng.random(8)
-    b = twin.state_.rng.random(8)
+    assert twin._state.mechanism is None  # the half-used instance is not duplicated
+    a = clf._state.rng.random(8)
+    b = twin._state.rng.random(8)
     assert not np.allclose(a, b)
 
 
@@ -219,7 +219,7 @@ def test_partial_fit_adds_blocks_and_keeps_ledger():
     assert clf.budget_.spent == spent and clf.budget_.charges == charges
     Xq, yq = _thresholds(2000, seed=4)
     assert np.mean(clf.predict(Xq) == yq) > 0.95
-    with pytest.raises(ValueError, match="not in classes_"):
+    with pytest.raises(ValueError, match="not in classes"):
         clf.partial_fit(X2[:5], np.array([0, 1, 2, 1, 0]))
 
 
