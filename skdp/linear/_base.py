@@ -27,8 +27,10 @@ import numbers
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._labels import resolve_classes
+from .._validation import check_bounds
 
 __all__ = ["MultiplicativeWeightsMixin"]
 
@@ -36,14 +38,12 @@ _FIRST_CHUNK = 32
 
 
 def check_unit_range(X, estimator_name):
-    """Raise a clear ValueError unless every feature lies in [−1, 1]."""
-    if X.size and (X.min() < -1.0 or X.max() > 1.0):
-        raise ValueError(
-            f"{estimator_name} needs features in [-1, 1] (got values in "
-            f"[{X.min():.4g}, {X.max():.4g}]): its privacy and mistake bounds assume "
-            "|x_j| ≤ 1. Put skdp.preprocessing.PublicBoundsClipper(lower, upper) with "
-            "PUBLIC bounds in front of it (a data-fitted scaler would leak the data)."
-        )
+    """Raise a clear ValueError (naming the column, not a value) unless X ⊂ [−1, 1]."""
+    check_bounds(
+        X, -1.0, 1.0, estimator_name,
+        hint="It needs features in [-1, 1]: its privacy and mistake bounds assume "
+             "|x_j| ≤ 1. Put skdp.preprocessing.PublicBoundsClipper(lower, upper) with "
+             "PUBLIC bounds in front of it (a data-fitted scaler would leak the data).")
 
 
 def _prediction_errors(margins, ys):
@@ -66,6 +66,10 @@ class MultiplicativeWeightsMixin:
     the chunk) of the first row that triggers an update, or −1, and
     ``_apply_update(X, ys, row)``; they may override ``_start_stream``,
     ``_before_block`` and ``_frozen``. Place it before ``ClassifierMixin``.
+
+    Online mistakes are counted in the private attribute ``_n_mistakes``: an exact
+    count computed from the labels, which the non-private learners expose as
+    ``n_mistakes_`` and private ones must not release.
     """
 
     _common_constraints: dict = {
@@ -85,38 +89,7 @@ class MultiplicativeWeightsMixin:
             self, X, y, reset=first_call, dtype=[np.float64, np.float32],
             accept_sparse=False, ensure_min_samples=1,
         )
-        check_classification_targets(y)
-        if first_call:
-            found = unique_labels(y) if classes is None else unique_labels(classes)
-            if found.size > 2:
-                raise ValueError(
-                    "Only binary classification is supported by "
-                    f"{type(self).__name__}; got {found.size} classes."
-                )
-            if classes is None and found.size < 2:
-                raise ValueError(
-                    "Classifier can't train when only one class is present: "
-                    f"{type(self).__name__} needs samples of both classes, or "
-                    "partial_fit(..., classes=[a, b])."
-                )
-            if classes is not None and found.size != 2:
-                raise ValueError(f"classes must hold exactly 2 labels, got {found!r}.")
-            if classes is not None and not np.isin(unique_labels(y), found).all():
-                raise ValueError(f"y contains labels not in classes={list(found)}.")
-            classes_ = found
-        else:
-            classes_ = self.classes_
-            if classes is not None and not np.array_equal(unique_labels(classes), classes_):
-                raise ValueError(
-                    f"classes={list(unique_labels(classes))} differs from the classes of "
-                    f"the first partial_fit call, {list(classes_)}."
-                )
-            unseen = ~np.isin(y, classes_)
-            if unseen.any():
-                raise ValueError(
-                    f"y contains labels {list(np.unique(y[unseen]))} not in classes_ "
-                    f"{list(classes_)}."
-                )
+        classes_ = resolve_classes(self, y, classes, first_call=first_call)
         X = self._transform_input(X)
         ys = np.where(y == classes_[1], 1.0, -1.0)
         return X, ys, classes_
@@ -130,7 +103,7 @@ class MultiplicativeWeightsMixin:
         half = n_features + int(self.fit_intercept)
         self._scores = np.zeros(half)  # S on the u half (the −u half is −S)
         self.n_updates_ = 0
-        self.n_mistakes_ = 0
+        self._n_mistakes = 0
         self.n_rounds_seen_ = 0
         self._set_predicting_weights(np.full(self._n_coords(n_features),
                                              1.0 / self._n_coords(n_features)))
@@ -175,12 +148,13 @@ class MultiplicativeWeightsMixin:
 
     def _after_frozen_block(self, X, ys):
         margins = self._margins(X)
-        self.n_mistakes_ += _prediction_errors(margins, ys)
+        self._n_mistakes += _prediction_errors(margins, ys)
 
     # ----------------------------------------------------------------- fitting
     def _fit_block(self, X, y, classes, *, from_fit):
         first_call = from_fit or not hasattr(self, "classes_")
-        if first_call and classes is None and not from_fit:
+        if first_call and not from_fit and classes is None and getattr(
+                self, "classes", None) is None:
             raise ValueError(
                 "classes must be passed on the first call to partial_fit "
                 "(e.g. classes=[0, 1]), as for SGDClassifier."
@@ -205,7 +179,7 @@ class MultiplicativeWeightsMixin:
             margins = self._margins(X[pos:end])
             hit = self._scan(margins, ys[pos:end], X, pos)
             stop = end if hit < 0 else pos + hit + 1
-            self.n_mistakes_ += _prediction_errors(margins[: stop - pos], ys[pos:stop])
+            self._n_mistakes += _prediction_errors(margins[: stop - pos], ys[pos:stop])
             if hit < 0:
                 pos, chunk = end, chunk * 2
             else:
@@ -242,7 +216,8 @@ class MultiplicativeWeightsMixin:
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         classes : array-like of shape (2,), optional
-            Both labels; required on the first call.
+            Both labels; required on the first call unless the estimator's
+            ``classes`` parameter (private learners) gives them.
 
         Returns
         -------

@@ -142,7 +142,7 @@ class OnlineDecisionListClassifier(DPWinnowClassifier):
     max_length : int, default=2
         r, the longest decision list the margin is sized for (practical default).
     epsilon, delta, n_rounds, beta, setting, max_updates, n_samples, threshold, \
-beyond_horizon, budget, random_state
+beyond_horizon, budget, random_state, classes
         As for :class:`DPWinnowClassifier`.
 
     Attributes
@@ -150,14 +150,15 @@ beyond_horizon, budget, random_state
     margin_ : float
         ρ used.
     classes_, coef_, intercept_, weights_, parameters_, n_rounds_, n_updates_, \
-updates_exhausted_, n_mistakes_, n_rounds_seen_, privacy_spent_
+updates_exhausted_, n_rounds_seen_, privacy_spent_
         As for :class:`DPWinnowClassifier`.
 
     Privacy
     -------
     Exactly DP-Winnow's: (ε, δ)-DP for the whole stream (Bun & Fang, Thm 11); the
     embedding is a fixed, data-independent map and :meth:`export_text` is
-    post-processing of the released weights.
+    post-processing of the released weights. Internal state (exact online mistake
+    count, scores) is kept in private attributes, as for :class:`DPWinnowClassifier`.
 
     References
     ----------
@@ -185,7 +186,7 @@ updates_exhausted_, n_mistakes_, n_rounds_seen_, privacy_spent_
 
     def __init__(self, max_length=2, epsilon=1.0, delta=1e-6, n_rounds=None, beta=0.05, *,
                  setting="practical", max_updates=None, n_samples=None, threshold=None,
-                 beyond_horizon="warn", budget=None, random_state=None):
+                 beyond_horizon="warn", budget=None, random_state=None, classes=None):
         self.max_length = max_length
         self.epsilon = epsilon
         self.delta = delta
@@ -198,6 +199,7 @@ updates_exhausted_, n_mistakes_, n_rounds_seen_, privacy_spent_
         self.beyond_horizon = beyond_horizon
         self.budget = budget
         self.random_state = random_state
+        self.classes = classes
 
     # fixed by the embedding (Lemma 15 needs the bias and the doubling)
     fit_intercept = True

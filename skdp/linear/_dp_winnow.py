@@ -8,11 +8,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._streams import _StreamLedger
-from .._validation import check_generator
+from .._streams import keyed_generator
 from ..accounting import PrivacyBudget
 from ..base import PrivateEstimatorMixin
-from ..exceptions import PrivacyError, PrivacyWarning
+from ..exceptions import PrivacyWarning
 from ..mechanisms import AboveThreshold, exponential_mechanism
 from ._base import MultiplicativeWeightsMixin
 from ._parameters import solve_dp_winnow_parameters
@@ -75,6 +74,14 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
         (ValueError, nothing spent or changed).
     fit_intercept, double_features : bool, default=True
         Constant coordinate and (x, −x) doubling (Bun & Fang §4.3).
+    classes : array-like of shape (2,), default=None
+        The label set, a **public** parameter: ``classes_`` is exactly
+        ``np.unique(classes)`` whatever ``y`` holds (one label missing from ``y`` is
+        fine), and labels of ``y`` outside it raise ``ValueError``. ``None``: read
+        from ``y`` as scikit-learn does (``partial_fit`` then needs its own
+        ``classes`` on the first call), with a
+        :class:`~skdp.exceptions.PrivacyLeakWarning` — the label set is then a
+        statistic of the private data that the guarantee does not cover.
     budget : PrivacyBudget, optional
         Charged (ε, δ) by ``fit`` and by the first ``partial_fit`` of a stream.
     random_state : None, int or numpy.random.Generator
@@ -95,10 +102,6 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
         Sparse-vector firings (= updates) so far, ≤ K.
     updates_exhausted_ : bool
         True once K updates were made: the learner no longer learns.
-    n_mistakes_ : int
-        Online mistakes of the released weights. An evaluation statistic computed
-        from the private labels: it is **not** differentially private — do not
-        publish it.
     n_rounds_seen_ : int
         Rows consumed.
     privacy_spent_ : PrivacyCost
@@ -114,6 +117,10 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
     :func:`~skdp.linear.solve_dp_winnow_parameters`). ``margin=0.1``, ``beta=0.05``,
     ``delta=1e-6`` and the horizon policy are practical defaults. Privacy is
     (ε, δ) in every setting; only utility constants change.
+
+    Internal, non-private state lives in private attributes that must not be released:
+    the exact scores and the online mistakes of the released weights (``_n_mistakes``,
+    computed from the private labels; an evaluation statistic for synthetic data).
 
     Even so the private learner is slow to learn: its mistake bound grows like
     1/(ε⁴ρ⁶), and at ε ≤ 1 it stays near chance level for 10⁵–10⁶ rows on
@@ -173,12 +180,13 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
         **MultiplicativeWeightsMixin._common_constraints,
         "budget": [PrivacyBudget, None],
         "random_state": ["random_state", np.random.Generator],
+        "classes": ["array-like", None],
     }
 
     def __init__(self, epsilon=1.0, delta=1e-6, margin=0.1, n_rounds=None, beta=0.05, *,
                  setting="practical", max_updates=None, n_samples=None, threshold=None,
                  confidence=0.5, beyond_horizon="warn", fit_intercept=True,
-                 double_features=True, budget=None, random_state=None):
+                 double_features=True, budget=None, random_state=None, classes=None):
         self.epsilon = epsilon
         self.delta = delta
         self.margin = margin
@@ -194,6 +202,7 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
         self.double_features = double_features
         self.budget = budget
         self.random_state = random_state
+        self.classes = classes
 
     # ----------------------------------------------------------------- parameters
     def _margin_value(self, n_features):
@@ -218,27 +227,19 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
             horizon = self.n_rounds or (n if from_fit else DEFAULT_STREAM_HORIZON)
             epsilon, delta, params = self._resolve_parameters(X.shape[1], horizon)
             beyond = self._check_horizon(0, n, horizon)  # may refuse: before the charge
-            self._charge(epsilon, delta, "fit" if from_fit else "partial_fit stream",
-                         accumulate=False)
+            key = self._charge(epsilon, delta, "fit" if from_fit else "partial_fit stream",
+                               accumulate=False)
             self.parameters_ = params
             self.n_rounds_ = horizon
-            self._entropy = int(check_generator(self.random_state).integers(2**63))
+            self._entropy = int(self._release_generator(key).integers(2**63))
             self._generators = (np.random.Generator(np.random.Philox(key=0)),
                                 np.random.Generator(np.random.Philox(key=1)))
-            self._stream = _StreamLedger()
+            self._stream = self._open_stream()
             self._horizon_warned = False
             if beyond:
                 self._warn_horizon(horizon)
-        else:
-            if self._stream.blocks != self._n_blocks:
-                raise PrivacyError(
-                    "This fitted DPWinnowClassifier is a copy of a stream that has since "
-                    "been continued elsewhere: continuing both would release two "
-                    "continuations of one private state (twice the privacy loss). Call "
-                    "fit (charged again) to start a new stream."
-                )
-            if self._check_horizon(self.n_rounds_seen_, n, self.n_rounds_):
-                self._warn_horizon(self.n_rounds_)
+        elif self._check_horizon(self.n_rounds_seen_, n, self.n_rounds_):
+            self._warn_horizon(self.n_rounds_)
 
     def _check_horizon(self, seen, n, horizon):
         """False if the block fits in the horizon; raise or return True otherwise."""
@@ -267,16 +268,7 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
         so the randomness a mechanism sees does not depend on how the stream was cut
         into blocks (and re-keying costs microseconds, unlike a new SeedSequence).
         """
-        gen = self._generators[role]
-        gen.bit_generator.state = {
-            "bit_generator": "Philox",
-            "state": {"counter": np.zeros(4, dtype=np.uint64),
-                      "key": np.array([self._entropy, 2 * update_index + role],
-                                      dtype=np.uint64)},
-            "buffer": np.zeros(4, dtype=np.uint64), "buffer_pos": 4,
-            "has_uint32": 0, "uinteger": 0,
-        }
-        return gen
+        return keyed_generator(self._entropy, 2 * update_index + role, self._generators[role])
 
     def _new_svt(self):
         p = self.parameters_
@@ -291,11 +283,10 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
         self._count = 0
         self._cache = None
         self._svt = self._new_svt()
-        self._n_blocks = 0
 
     def _before_block(self, n_rows):
+        # Compare-and-swap: a stale copy (older pickle, deepcopy branch) is refused here.
         self._stream.advance()
-        self._n_blocks = getattr(self, "_n_blocks", 0) + 1
 
     def _cap(self):
         return self.parameters_.max_updates

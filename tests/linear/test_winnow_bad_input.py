@@ -58,7 +58,7 @@ def test_partial_fit_needs_classes_and_refuses_unseen_labels(cls):
     assert budget.spent.epsilon == 0.0
     clf.partial_fit(X, [0, 1, 0, 1], classes=[0, 1])
     spent = budget.spent.epsilon
-    with pytest.raises(ValueError, match="not in classes_"):
+    with pytest.raises(ValueError, match="not in classes"):
         clf.partial_fit(X, [0, 2, 0, 1])
     with pytest.raises(ValueError, match="features"):
         clf.partial_fit(np.zeros((4, 3)), [0, 1, 0, 1])
