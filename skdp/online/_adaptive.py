@@ -72,6 +72,14 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     max_switches : int, optional
         Cap on the number of switches of the released hypothesis
         (default 1 + D·max_list_size).
+    classes : array-like of shape (2,), default=None
+        The label set, a **public** parameter: ``classes_`` is exactly
+        ``np.unique(classes)`` (``classes_[1]`` is the +1 label) whatever ``y``
+        holds, and labels of ``y`` outside it raise ``ValueError``. ``None``: read
+        from ``y`` as scikit-learn does (``partial_fit`` then needs its own
+        ``classes`` on the first call), with a
+        :class:`~skdp.exceptions.PrivacyLeakWarning` — the label set is then a
+        statistic of the private data that the guarantee does not cover.
     budget : PrivacyBudget, optional
         Charged (ε, δ) by ``fit`` and by the first ``partial_fit`` of a stream.
     random_state : None, int or numpy.random.Generator
@@ -101,17 +109,12 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         True once a cap was hit: the learner keeps predicting its last released
         hypothesis and no longer updates (one :class:`~skdp.exceptions.PrivacyWarning`).
     stop_reason_ : str or None
-    n_mistakes_ : int
-        Online mistakes of the released hypotheses. Computed from the private labels:
-        **not** differentially private — an evaluation statistic, do not publish it.
     n_rounds_seen_ : int
     n_rounds_ : int
         The horizon T used.
     n_domain_, n_features_in_ : int
     privacy_spent_ : PrivacyCost
         (ε, δ) of this stream.
-    core_ : LiWangYeCore
-        The algorithm's state, including the private sequences: do not publish it.
 
     Notes
     -----
@@ -129,6 +132,13 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     ``partial_fit`` streams are practical defaults.
     The SOA's tie-break and the tournament point (the first disagreement in domain order)
     are skdp's choices; the paper allows any.
+
+    Internal, non-private state is kept in private attributes that must not be
+    released: the algorithm's state ``_core`` (the private sequences, the live
+    AboveThreshold, the generators) and the exact online mistakes ``_n_mistakes``
+    (computed from the private labels; an evaluation statistic for synthetic data).
+    The public counters (``layer_``, ``list_sizes_``, ``n_switches_``,
+    ``n_histograms_``, ``status_``) are functions of the released outputs.
 
     Adversary model. An adaptive adversary may choose (x_t, y_t) after seeing the released
     hypotheses h_1, …, h_t — h_t itself included, since h_t is fixed before round t's
@@ -195,12 +205,13 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         "budget": [PrivacyBudget, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "classes": ["array-like", None],
     }
 
     def __init__(self, epsilon=1.0, delta=1e-6, hypothesis_class=None, n_rounds=None,
                  beta=0.05, *, preset="practical", n_layers=None, n_sequences=None,
                  max_list_size=None, max_switches=None, budget=None, random_state=None,
-                 verbose=0):
+                 verbose=0, classes=None):
         self.epsilon = epsilon
         self.delta = delta
         self.hypothesis_class = hypothesis_class
@@ -214,6 +225,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         self.budget = budget
         self.random_state = random_state
         self.verbose = verbose
+        self.classes = classes
 
     # ----------------------------------------------------------------- stream hooks
     def _base_learner(self):
@@ -248,7 +260,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         self.n_rounds_ = params.horizon
         self.mistake_bound_ = plan["learner"].mistake_bound
         self._horizon_warned = False
-        self.core_ = self._make_core(plan["learner"], params)
+        self._core = self._make_core(plan["learner"], params)
         self._sync()
 
     def _make_core(self, learner, params):
@@ -256,7 +268,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         return LiWangYeCore(learner, params, _KeyedRngs(self._entropy))
 
     def _sync(self):
-        core = self.core_
+        core = self._core
         self.layer_ = core.layer
         self.list_sizes_ = list(core.list_sizes)
         self.n_switches_ = core.n_switches
@@ -264,19 +276,19 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         self.status_ = "learning" if core.halted is None else f"stopped: {core.halted}"
 
     def _released_predict(self, x):
-        return self.core_.predict(x)
+        return self._core.predict(x)
 
     def _scan(self, x, y, wrong):
-        return self.core_.scan(x, y, wrong)
+        return self._core.scan(x, y, wrong)
 
     def _step(self, x, y, wrong):
-        layer = self.core_.layer
-        reason = self.core_.switch()
+        layer = self._core.layer
+        reason = self._core.switch()
         self._sync()
         if self.verbose:
             print(f"[{type(self).__name__}] round {self.n_rounds_seen_}: switch "
                   f"{self.n_switches_}, layer {layer} -> {self.layer_}, "
-                  f"|L_s| = {self.list_sizes_[-1]}, mistakes {self.n_mistakes_}")
+                  f"|L_s| = {self.list_sizes_[-1]}, mistakes {self._n_mistakes}")
         if reason is not None:
             self._stop_updating(reason)
 

@@ -28,13 +28,13 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._streams import _StreamLedger, keyed_generator
-from .._validation import check_generator
+from .._labels import resolve_classes
+from .._streams import keyed_generator
+from .._validation import private_data_error
 from ..base import PrivateEstimatorMixin
-from ..exceptions import PrivacyError, PrivacyWarning
+from ..exceptions import PrivacyWarning
 
 __all__ = ["OnlineDomainClassifier", "PrivateOnlineDomainClassifier", "domain_indices"]
 
@@ -55,12 +55,13 @@ def domain_indices(X, n_domain, name):
             f"got {X.shape[1]} features."
         )
     x = X[:, 0]
-    bad = (x != np.round(x)) | (x < 0) | (x >= n_domain)
-    if bad.any():
-        raise ValueError(
-            f"{name}: X must hold integer domain indices in [0, {n_domain}); "
-            f"got e.g. {x[bad][0]!r}."
-        )
+    for bad, rule in (((x != np.round(x)), "integer domain indices"),
+                      ((x < 0), "domain indices ≥ 0"),
+                      ((x >= n_domain), f"domain indices < n_domain = {n_domain}")):
+        if bad.any():
+            raise private_data_error(
+                name, rule, column=0,
+                hint=f"X must hold integer domain indices in [0, {n_domain}).")
     return x.astype(np.intp)
 
 
@@ -69,8 +70,10 @@ class OnlineDomainClassifier(ClassifierMixin, BaseEstimator):
 
     Subclasses implement the hooks listed in the module docstring. Fitted attributes set
     here: ``classes_`` (``classes_[1]`` is the +1 label), ``n_domain_``,
-    ``n_features_in_`` (1), ``n_mistakes_`` (online mistakes of the released hypothesis)
-    and ``n_rounds_seen_``.
+    ``n_features_in_`` (1) and ``n_rounds_seen_``. The online mistakes of the released
+    hypothesis are counted in the private attribute ``_n_mistakes``: an exact count
+    computed from the labels, which non-private subclasses expose as ``n_mistakes_``
+    and private ones must not release.
     """
 
     # ----------------------------------------------------------------- hooks
@@ -117,34 +120,15 @@ class OnlineDomainClassifier(ClassifierMixin, BaseEstimator):
         name = type(self).__name__
         X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64,
                              ensure_min_samples=1)
-        check_classification_targets(y)
-        if first_call:
-            found = unique_labels(y) if classes is None else unique_labels(classes)
-            if found.size > 2:
-                raise ValueError(f"Only binary classification is supported by {name}; "
-                                 f"got {found.size} classes.")
-            if classes is None and found.size < 2:
-                raise ValueError("Classifier can't train when only one class is present: "
-                                 "pass partial_fit(..., classes=[a, b]).")
-            if classes is not None and found.size != 2:
-                raise ValueError(f"classes must hold exactly 2 labels, got {found!r}.")
-            classes_ = found
-        else:
-            classes_ = self.classes_
-            if classes is not None and not np.array_equal(unique_labels(classes), classes_):
-                raise ValueError(f"classes={list(unique_labels(classes))} differs from the "
-                                 f"classes of the first partial_fit call, {list(classes_)}.")
-        unseen = ~np.isin(y, classes_)
-        if unseen.any():
-            raise ValueError(f"y contains labels {list(np.unique(y[unseen]))} not in "
-                             f"classes {list(classes_)}.")
+        classes_ = resolve_classes(self, y, classes, first_call=first_call)
         idx = domain_indices(X, n_domain, name)
         return idx, np.where(y == classes_[1], 1, -1).astype(np.int8), classes_
 
     # ----------------------------------------------------------------- fitting
     def _fit_block(self, X, y, classes, *, from_fit, record=False):
         first_call = from_fit or not hasattr(self, "classes_")
-        if first_call and classes is None and not from_fit:
+        if first_call and not from_fit and classes is None and getattr(
+                self, "classes", None) is None:
             raise ValueError("classes must be passed on the first call to partial_fit "
                              "(e.g. classes=[0, 1]), as for SGDClassifier.")
         n_domain, plan = self._prepare_stream(from_fit) if first_call else (self.n_domain_,
@@ -154,7 +138,7 @@ class OnlineDomainClassifier(ClassifierMixin, BaseEstimator):
         if first_call:
             self.classes_ = classes_
             self.n_domain_ = n_domain
-            self.n_mistakes_ = self.n_rounds_seen_ = 0
+            self._n_mistakes = self.n_rounds_seen_ = 0
             self._init_stream(plan)
         return self._run(idx, ys, record)
 
@@ -168,7 +152,7 @@ class OnlineDomainClassifier(ClassifierMixin, BaseEstimator):
             wrong = self._released_predict(idx[pos:end]) != ys[pos:end]
             hit = -1 if frozen else self._scan(idx[pos:end], ys[pos:end], wrong)
             stop = end if hit < 0 else pos + hit + 1
-            self.n_mistakes_ += int(np.count_nonzero(wrong[: stop - pos]))
+            self._n_mistakes += int(np.count_nonzero(wrong[: stop - pos]))
             if record:
                 wrong_at[pos:stop] = wrong[: stop - pos]
             self.n_rounds_seen_ += stop - pos
@@ -209,7 +193,8 @@ class OnlineDomainClassifier(ClassifierMixin, BaseEstimator):
             Domain indices.
         y : array-like of shape (n_samples,)
         classes : array-like of shape (2,), optional
-            Both labels; required on the first call.
+            Both labels; required on the first call unless the estimator's
+            ``classes`` parameter (private learners) gives them.
 
         Returns
         -------
@@ -291,23 +276,16 @@ class PrivateOnlineDomainClassifier(PrivateEstimatorMixin, OnlineDomainClassifie
     def _before_block(self, n_rows, first_call, from_fit, plan):
         if first_call:
             epsilon, delta = self._stream_cost(plan)
-            self._charge(epsilon, delta, "fit" if from_fit else "partial_fit stream",
-                         accumulate=False)
-            self._entropy = int(check_generator(self.random_state).integers(2**63))
+            key = self._charge(epsilon, delta, "fit" if from_fit else "partial_fit stream",
+                               accumulate=False)
+            self._entropy = int(self._release_generator(key).integers(2**63))
             self._rng_cache = None
-            self._stream = _StreamLedger()
-            self._n_blocks = 0
+            self._stream = self._open_stream()
             self.updates_stopped_ = False
             self.stop_reason_ = None
-        elif self._stream.blocks != self._n_blocks:
-            raise PrivacyError(
-                f"This fitted {type(self).__name__} is a copy of a stream that has since "
-                "been continued elsewhere: continuing both would release two "
-                "continuations of one private state (twice the privacy loss). Call fit "
-                "(charged again) to start a new stream."
-            )
+        # Compare-and-swap: a stale copy (older pickle, deepcopy branch) is refused here,
+        # before it touches its private state.
         self._stream.advance()
-        self._n_blocks += 1
 
     def _event_rng(self, index):
         """Generator of event ``index`` (e.g. switch number × roles + role).

@@ -151,7 +151,7 @@ class _AgnosticOnlineClassifier(PrivateOnlineDomainClassifier):
                 end = pos + self._segment(min(n - pos, left))
                 wrong = self._play(idx[pos:end], ys[pos:end]) != ys[pos:end]
                 self._bucket_seen += end - pos
-            self.n_mistakes_ += int(np.count_nonzero(wrong))
+            self._n_mistakes += int(np.count_nonzero(wrong))
             self.n_rounds_seen_ += end - pos
             if record:
                 wrong_at[pos:end] = wrong
@@ -218,6 +218,14 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
         :class:`~skdp.exceptions.PrivacyWarning`); ``"skip"`` (a practical choice)
         feeds the copies nothing for that batch and goes on. Either way the decision
         is post-processing of the sanitizer's output: privacy is the same.
+    classes : array-like of shape (2,), default=None
+        The label set, a **public** parameter: ``classes_`` is exactly
+        ``np.unique(classes)`` (``classes_[1]`` is the +1 label) whatever ``y``
+        holds, and labels of ``y`` outside it raise ``ValueError``. ``None``: read
+        from ``y`` as scikit-learn does (``partial_fit`` then needs its own
+        ``classes`` on the first call), with a
+        :class:`~skdp.exceptions.PrivacyLeakWarning` — the label set is then a
+        statistic of the private data that the guarantee does not cover.
     budget : PrivacyBudget, optional
         Charged once per stream (by ``fit`` and by the first ``partial_fit``).
     random_state : None, int or numpy.random.Generator
@@ -238,8 +246,6 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
         Sanitizer calls that failed (public: a function of the sanitizer outputs).
     n_buckets_, bucket_horizon_ : int
         Buckets started and the current bucket's horizon.
-    n_mistakes_ : int
-        Online mistakes. Computed from the private labels: not differentially private.
     n_rounds_seen_ : int
     privacy_spent_ : PrivacyCost
         What the stream was charged.
@@ -253,6 +259,10 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
     and the doubling policy are practical choices for finite classes on small domains.
     With this sanitizer the regret is Õ(T^{2/3}) (error α ≈ 2N/(εB) in Thm 4.1); the
     paper's generic sanitizer gives Õ(T^{3/4}) (Cor 4.3).
+
+    Internal, non-private state (the current batch's rows, the generators, the exact
+    online mistakes ``_n_mistakes`` computed from the private labels) is kept in
+    private attributes that must not be released.
 
     Privacy
     -------
@@ -303,11 +313,12 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
         "budget": [PrivacyBudget, None],
         "random_state": ["random_state", np.random.Generator],
         "verbose": ["verbose"],
+        "classes": ["array-like", None],
     }
 
     def __init__(self, epsilon=1.0, delta=1e-6, hypothesis_class=None, batch_size="auto",
                  n_rounds=None, *, learning_rate="auto", sanitizer=None, on_failure="skip",
-                 budget=None, random_state=None, verbose=0):
+                 budget=None, random_state=None, verbose=0, classes=None):
         self.epsilon = epsilon
         self.delta = delta
         self.hypothesis_class = hypothesis_class
@@ -319,6 +330,7 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
         self.budget = budget
         self.random_state = random_state
         self.verbose = verbose
+        self.classes = classes
 
     # ----------------------------------------------------------------- parameters
     def _sanitizer(self):

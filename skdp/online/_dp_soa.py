@@ -323,6 +323,14 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         dimension d, for every parameter not given — refused with a clear ValueError
         when the forest cannot fit in memory (always, unless k₂ and k₁ are given: k₂ ≥
         2^{8k₁+6}). ``"practical"``: the defaults above.
+    classes : array-like of shape (2,), default=None
+        The label set, a **public** parameter: ``classes_`` is exactly
+        ``np.unique(classes)`` (``classes_[1]`` is the +1 label) whatever ``y``
+        holds, and labels of ``y`` outside it raise ``ValueError``. ``None``: read
+        from ``y`` as scikit-learn does (``partial_fit`` then needs its own
+        ``classes`` on the first call), with a
+        :class:`~skdp.exceptions.PrivacyLeakWarning` — the label set is then a
+        statistic of the private data that the guarantee does not cover.
     budget : PrivacyBudget, optional
         Charged (ε, δ) at the start of each stream.
     random_state : None, int or numpy.random.Generator
@@ -335,22 +343,13 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
     classes_ : ndarray of shape (2,)
     parameters_ : DPSOAParameters
         The resolved k₂, k₁, c, η, θ and budget split.
-    hypothesis_ : MistakeBoundedLearner
-        A learner whose current hypothesis is the released one (do not update it).
     mistake_bound_ : int
         The base learner's mistake bound (Ldim for the SOA).
     n_switches_ : int
         Changes of the released hypothesis (≤ c with ``adaptive=False``).
-    n_forest_updates_ : int
-        Rounds that changed some vertex of the forest.
-    n_abandoned_trees_ : int
-        Trees left without an agreeing pair of siblings (they output ⊥ from then on).
     updates_stopped_ : bool
         True once a hard cap was hit (c switches, or T rounds with ``adaptive=True``);
         ``stop_reason_`` says which. The learner then predicts with its last release.
-    n_mistakes_ : int
-        Online mistakes of the released hypotheses. Computed from the private labels:
-        **not** differentially private — do not publish it.
     n_rounds_seen_, n_domain_, n_features_in_ : int
     privacy_spent_ : PrivacyCost
 
@@ -368,6 +367,13 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
     histogram releases only ⊥ the hypothesis stays); a ⊥ child makes its parent ⊥; the
     sparse vector draws its threshold noise once (Lyu et al. 2017) instead of after each
     switch. None of these affects the privacy proof.
+
+    Internal, non-private state is kept in private attributes that must not be
+    released: the forest, the learner behind the released hypothesis (``_hypothesis``:
+    its version space holds private tournament examples; publish its predictions
+    only), the counts of forest updates and abandoned trees (``_n_forest_updates``,
+    ``_n_abandoned_trees``) and the exact online mistakes (``_n_mistakes``, computed
+    from the private labels), the mechanisms and their generators.
 
     Utility: on an oblivious realizable stream the paper's constants give
     E[mistakes] = Õ(2^{8·2^d} ln(T/δ)/ε) (Thm 4.1). With practical constants there is no
@@ -429,11 +435,12 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         "budget": [PrivacyBudget, None],
         "random_state": ["random_state", np.random.Generator],
         "verbose": ["verbose"],
+        "classes": ["array-like", None],
     }
 
     def __init__(self, epsilon=1.0, delta=1e-6, hypothesis_class=None, *, n_trees=None,
                  n_leaves=None, max_switches=None, eta=None, adaptive=False, n_rounds=None,
-                 preset="practical", budget=None, random_state=None, verbose=0):
+                 preset="practical", budget=None, random_state=None, verbose=0, classes=None):
         self.epsilon = epsilon
         self.delta = delta
         self.hypothesis_class = hypothesis_class
@@ -447,6 +454,7 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         self.budget = budget
         self.random_state = random_state
         self.verbose = verbose
+        self.classes = classes
 
     # ----------------------------------------------------------------- parameters
     def _base_learner(self):
@@ -529,8 +537,8 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         self._forest = _Forest(learner, params.n_trees, params.n_leaves, self._entropy)
         self._released_hid = int(self._forest.out_hid[0])  # A(∅): public
         self._forest.pin(self._released_hid)
-        self.hypothesis_ = learner
-        self.n_switches_ = self.n_forest_updates_ = self.n_abandoned_trees_ = 0
+        self._hypothesis = learner
+        self.n_switches_ = self._n_forest_updates = self._n_abandoned_trees = 0
         self._pending = None
         self._page_id, self._page = -1, None
         if params.adaptive:
@@ -551,7 +559,7 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
             random_state=keyed_generator(self._entropy, _key(_ROLE_HIST_SPARSE, 0)))
 
     def _released_predict(self, x):
-        return self.hypothesis_.predict(x)
+        return self._hypothesis.predict(x)
 
     def _fresh_predict_one(self, x):
         return self._base_learner().predict_one(x)
@@ -578,7 +586,7 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
             forest.pin(hid)
             forest.unpin(self._released_hid)
             self._released_hid = hid
-            self.hypothesis_ = forest.rep[hid]
+            self._hypothesis = forest.rep[hid]
             self.n_switches_ += 1
             if self.verbose:
                 print(f"[{type(self).__name__}] round {self.n_rounds_seen_}: switch "
@@ -607,11 +615,11 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         leaf, self._pending = self._pending, None
         if leaf is not None:
             t = self.n_rounds_seen_ - 1
-            self.n_forest_updates_ += 1
+            self._n_forest_updates += 1
             forest = self._forest
             if forest.update(leaf, x, y) and self.parameters_.adaptive:
                 self._run_id, self._run_start = self._run_id + 1, t
-            self.n_abandoned_trees_ = forest.n_dead
+            self._n_abandoned_trees = forest.n_dead
             self._release(t, 1)
         if self.parameters_.adaptive and self.n_rounds_seen_ >= self.parameters_.n_rounds:
             self._stop_at_horizon()

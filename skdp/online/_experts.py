@@ -312,6 +312,14 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
     max_experts : int, default=20000
         ``"constructed"`` refuses (ValueError, nothing spent) when the expert count
         would exceed it (memory and Python time grow linearly in it).
+    classes : array-like of shape (2,), default=None
+        The label set, a **public** parameter: ``classes_`` is exactly
+        ``np.unique(classes)`` (``classes_[1]`` is the +1 label) whatever ``y``
+        holds, and labels of ``y`` outside it raise ``ValueError``. ``None``: read
+        from ``y`` as scikit-learn does (``partial_fit`` then needs its own
+        ``classes`` on the first call), with a
+        :class:`~skdp.exceptions.PrivacyLeakWarning` — the label set is then a
+        statistic of the private data that the guarantee does not cover.
     budget : PrivacyBudget, optional
         Charged once per stream.
     random_state : None, int or numpy.random.Generator
@@ -325,13 +333,7 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
     learning_rate_ : float
     n_experts_ : int
         Number of experts (H, or the constructed count).
-    engine_ : _ConstructedExperts
-        ``"constructed"`` only: the experts' state.
-    counter_ : CellTreeCounter
-        The current bucket's binary mechanism (its ``released_`` counts are public).
     n_buckets_, bucket_horizon_ : int
-    n_mistakes_ : int
-        Online mistakes. Computed from the private labels: not differentially private.
     n_rounds_seen_ : int
     privacy_spent_ : PrivacyCost
 
@@ -341,6 +343,12 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
     structure are Jain & Thakurta's (2014); the cell-count parametrisation (noise
     independent of the number of experts), Hedge's η and the doubling policy (Li, Wang &
     Ye §5) are practical choices.
+
+    Internal, non-private state: the current bucket's binary mechanism (``_counter``,
+    with its exact cell counts and noise seed), for ``"constructed"`` the experts'
+    state (``_engine``), and the exact online mistakes (``_n_mistakes``, computed from
+    the private labels) are private attributes that must not be released; only the
+    predictions (post-processing of the counters' released sums) are private.
 
     Privacy
     -------
@@ -393,13 +401,14 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
         "budget": [PrivacyBudget, None],
         "random_state": ["random_state", np.random.Generator],
         "verbose": ["verbose"],
+        "classes": ["array-like", None],
     }
 
     _counter_class = CellTreeCounter
 
     def __init__(self, epsilon=1.0, delta=1e-6, experts=None, n_rounds=None, *,
                  learning_rate="auto", construction="class", max_experts=20_000,
-                 budget=None, random_state=None, verbose=0):
+                 budget=None, random_state=None, verbose=0, classes=None):
         self.epsilon = epsilon
         self.delta = delta
         self.experts = experts
@@ -410,6 +419,7 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
         self.budget = budget
         self.random_state = random_state
         self.verbose = verbose
+        self.classes = classes
 
     def _hypotheses(self):
         return self.experts
@@ -446,14 +456,14 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
         self._mixture = None
         if self.construction == "constructed":
             # ε/2 for the sanitization of the x's (Alg 5), ε/2 for the OPE counts.
-            self.engine_ = _ConstructedExperts(
+            self._engine = _ConstructedExperts(
                 self.labels_, horizon, self._max_switches, self.epsilon / 2.0,
                 self.epsilon / 2.0, self._entropy, (self._key(2**39), self._key(0)),
                 self._counter_class)
-            self.counter_ = self.engine_.ope
-            n_experts = self.engine_.n_experts
+            self._counter = self._engine.ope
+            n_experts = self._engine.n_experts
         else:
-            self.counter_ = self._counter_class(self._loss_matrix.shape[0], horizon,
+            self._counter = self._counter_class(self._loss_matrix.shape[0], horizon,
                                                 self.epsilon / 2.0, self._entropy,
                                                 self._key(0))
             n_experts = self.labels_.shape[0]
@@ -470,7 +480,7 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
 
     def _uniforms(self, steps):
         out = np.empty(steps.size)
-        size = self.counter_.page
+        size = self._counter.page
         pages = (steps - 1) // size
         for page in np.unique(pages):
             if self._uniform_page[0] != page:
@@ -489,7 +499,7 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
     def _play(self, x, y):
         if self.construction == "constructed":
             return self._play_constructed(int(x[0]), int(y[0]))
-        counter = self.counter_
+        counter = self._counter
         steps = np.arange(counter.n_seen + 1, counter.n_seen + x.size + 1)
         before = counter.released_.copy()
         after = counter.update(2 * x + (y > 0))
@@ -499,7 +509,7 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
         return self.labels_[h, x]
 
     def _play_constructed(self, x, y):
-        engine = self.engine_
+        engine = self._engine
         p = softmax_rows(-self.learning_rate_ * engine.noisy_losses()[None, :])
         step = np.array([engine.ope.n_seen + 1])
         e = sample_rows(p, self._uniforms(step))[0]
@@ -510,11 +520,11 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
 
     def _positive_rate(self, x):
         if self._mixture is None and self.construction == "constructed":
-            engine = self.engine_
+            engine = self._engine
             p = softmax_rows(-self.learning_rate_ * engine.noisy_losses()[None, :])[0]
             weight = np.bincount(engine.g, weights=p, minlength=engine.labels.shape[0])
             self._mixture = weight @ (engine.labels > 0)
         if self._mixture is None:
-            p = self._probs(self.counter_.released_[None, :].astype(float))[0]
+            p = self._probs(self._counter.released_[None, :].astype(float))[0]
             self._mixture = p @ (self.labels_ > 0)
         return self._mixture[x]
