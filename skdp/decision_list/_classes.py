@@ -11,7 +11,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_generator
+from .._labels import resolve_classes
+from .._validation import private_data_error
 from ..accounting import PrivacyBudget
 from ..base import PrivateEstimatorMixin
 from ..exceptions import BudgetExhaustedError, PrivacyWarning
@@ -77,14 +78,16 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
             return sp.csr_matrix(np.asarray(X) > t, dtype=np.int8)
         values = X.data if sp.issparse(X) else np.asarray(X)
         if values.size and not np.all((values == 0) | (values == 1)):
-            bad = values[(values != 0) & (values != 1)].flat[0]
-            raise ValueError(
-                f"{name} needs binary (0/1) features, got a value of {bad!r}. Binarize "
+            bad = (values != 0) & (values != 1)
+            column = (X.tocoo().col[bad.ravel()].min() if sp.issparse(X)
+                      else np.argmax(bad.reshape(-1, X.shape[1]).any(axis=0)))
+            raise private_data_error(
+                name, "binary (0/1) features", column=column,
+                hint="Binarize "
                 "real-valued features with public thresholds first, e.g. put "
                 "skdp.preprocessing.PublicBoundsBinarizer(thresholds=... or bounds=...) in a "
                 "Pipeline before it (thresholds computed from the private data, such as "
-                "quantiles, would leak it), or pass a public constant as binarize=."
-            )
+                "quantiles, would leak it), or pass a public constant as binarize=.")
         if sp.issparse(X):
             X = X.tocsr(copy=True) if X.data.size and not X.data.all() else X.tocsr()
             X.eliminate_zeros()
@@ -116,30 +119,12 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
             self.__dict__.pop(name, None)
 
     def _check_partial_fit_classes(self, y, classes, first):
-        if first:
-            if classes is None:
-                classes = getattr(self, "classes", None)
-            if classes is None:
-                raise ValueError(
-                    "classes must be passed on the first call to partial_fit (all labels "
-                    "the stream may contain), as in SGDClassifier."
-                )
-            classes = np.unique(np.asarray(classes))
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+        if first and classes is None and getattr(self, "classes", None) is None:
             raise ValueError(
-                f"classes={classes!r} differs from the classes of the first partial_fit "
-                f"call {self.classes_!r}."
+                "classes must be passed on the first call to partial_fit (all labels "
+                "the stream may contain), as in SGDClassifier."
             )
-        else:
-            classes = self.classes_
-        check_classification_targets(y)
-        unseen = ~np.isin(y, classes)
-        if unseen.any():
-            raise ValueError(
-                f"y contains labels not in classes: {np.unique(np.asarray(y)[unseen])!r}; "
-                f"classes are {classes!r}."
-            )
-        return classes
+        return resolve_classes(self, y, classes, first_call=first, binary=False)
 
     def _partial_fit(self, X, y, classes):
         first = not hasattr(self, "classes_")
@@ -405,11 +390,14 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         constant, costs no privacy). By default the input must already be 0/1; use
         :class:`skdp.preprocessing.PublicBoundsBinarizer` in a Pipeline for
         real-valued data.
-    classes : array-like, optional
-        The possible labels (public). With ``None`` they are taken from ``y`` in
-        ``fit`` and a ``PrivacyWarning`` says so: the label set is then a statistic
-        of the data (a label only one row carries reveals that row). ``partial_fit``
-        takes them from its own ``classes`` argument.
+    classes : array-like, default=None
+        The label set, a **public** parameter: ``classes_`` is exactly
+        ``np.unique(classes)`` whatever ``y`` holds (labels missing from ``y`` are
+        fine), and labels of ``y`` outside it raise ``ValueError``. ``None``: read
+        from ``y`` in ``fit`` (``partial_fit`` then needs its own ``classes`` on the
+        first call), with a :class:`~skdp.exceptions.PrivacyLeakWarning` — the label
+        set is then a statistic of the private data that the guarantee does not
+        cover (a label only one row carries reveals that row).
 
     Attributes
     ----------
@@ -547,23 +535,7 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
 
     def _encode_y_public(self, y):
         """Encode y against the public ``classes`` (or, with a warning, y's own labels)."""
-        if self.classes is None:
-            warnings.warn(
-                "classes=None: the set of labels is taken from y, and a label carried by "
-                "few rows reveals them. Pass the possible labels as classes= to make the "
-                "label set public and the guarantee complete.",
-                PrivacyWarning,
-                stacklevel=4,
-            )
-            return self._encode_y(y)
-        check_classification_targets(y)
-        classes = np.unique(np.asarray(self.classes))
-        unseen = ~np.isin(y, classes)
-        if unseen.any():
-            raise ValueError(
-                f"y contains labels not in classes: {np.unique(np.asarray(y)[unseen])!r}; "
-                f"classes are {classes!r}."
-            )
+        classes = resolve_classes(self, y, binary=False)
         return classes, np.searchsorted(classes, y).astype(np.intp)
 
     def _selector(self, step_epsilon, rng):
@@ -574,11 +546,20 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
 
         return select
 
-    def _private_run(self, X, codes, rng, *, accumulate):
-        """Charge one release, then run DP-GreedyCover. Unchanged state if unpaid."""
+    def _private_run(self, X, codes, *, accumulate):
+        """Charge one release, then run DP-GreedyCover. Unchanged state if unpaid.
+
+        The release is a transition of the stream record (a stale copy is refused
+        before anything is charged). With a budget its noise is keyed by the charge's
+        place in the ledger; without, it keeps drawing from the stream's generator, so
+        no two releases share noise either way.
+        """
         epsilon, delta = self._check_privacy_params()
         step, method, charged_delta = self._plan(epsilon, delta, X.shape[1])
-        self._charge(epsilon, charged_delta, f"decision list ({method})", accumulate=accumulate)
+        self._stream.advance()
+        key = self._charge(epsilon, charged_delta, f"decision list ({method})",
+                           accumulate=accumulate)
+        rng = self._rng if key is None else self._release_generator(key)
         result = greedy_cover(
             X, codes, self.classes_.size, max_rules=self._n_rules_cap(X.shape[1]),
             select=self._selector(step, rng),
@@ -613,8 +594,8 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
             classes, codes = self._encode_y_public(y)
             self.classes_ = classes
             self._clear_stream()
-            self._rng = check_generator(self.random_state)
-            self._private_run(X, codes, self._rng, accumulate=False)
+            self._open_release_stream()
+            self._private_run(X, codes, accumulate=False)
         except BudgetExhaustedError:
             self.__dict__.clear()
             self.__dict__.update(saved)
@@ -640,7 +621,8 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         classes : array-like, optional
-            All labels; required on the first call.
+            All labels; required on the first call unless the ``classes`` parameter
+            gives them.
 
         Returns
         -------
@@ -650,17 +632,21 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         return self._partial_fit(X, y, classes)
 
     def _start_stream(self):
-        # After fit, keep drawing from fit's generator: a release must never reuse
+        # After fit, keep fit's stream (and generator): a release must never reuse
         # another release's noise.
-        if not hasattr(self, "_rng"):
-            self._rng = check_generator(self.random_state)
+        if not hasattr(self, "_stream"):
+            self._open_release_stream()
         if not hasattr(self, "n_releases_"):
             self.n_releases_ = 0
+
+    def _open_release_stream(self):
+        self._stream = self._open_stream()
+        self._rng = None if self.budget is not None else self._release_generator(None)
 
     def _release_stream(self, X, codes):
         first_release = not hasattr(self, "rules_")
         try:
-            self._private_run(X, codes, self._rng, accumulate=True)
+            self._private_run(X, codes, accumulate=True)
         except BudgetExhaustedError:
             if first_release:
                 raise

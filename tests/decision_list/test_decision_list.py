@@ -14,7 +14,13 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 
-from skdp import BudgetExhaustedError, PrivacyBudget, PrivacyParameterError, PrivacyWarning
+from skdp import (
+    BudgetExhaustedError,
+    PrivacyBudget,
+    PrivacyLeakWarning,
+    PrivacyParameterError,
+    PrivacyWarning,
+)
 from skdp.decision_list import (
     DPDecisionListClassifier,
     GreedyDecisionListClassifier,
@@ -378,7 +384,7 @@ def test_no_warnings_in_normal_use():
 
 def test_label_set_from_data_warns_and_public_classes_are_checked():
     X, y = planted(d=6)
-    with pytest.warns(PrivacyWarning, match="classes="):
+    with pytest.warns(PrivacyLeakWarning, match="classes="):
         DPDecisionListClassifier(random_state=0).fit(X, y)
     budget = PrivacyBudget(epsilon=1.0)
     clf = DPDecisionListClassifier(classes=[0, 1], budget=budget)
