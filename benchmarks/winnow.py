@@ -8,7 +8,7 @@ d ∈ {100, 1000, 10000}; plus one large-margin stream (the label is one feature
 Learners: sklearn's Perceptron, Winnow (η = ρ), ConfidentWinnow (η = ρ/2, c = ½)
 and DP-Winnow (practical setting) at ε ∈ {0.5, 1, 4}, δ = 10⁻⁶. Cumulative
 online mistakes are recorded at T = 10³ … T_max (skdp learners: exact
-predict-then-update mistakes per row, ``n_mistakes_``; Perceptron: prequential
+predict-then-update mistakes per row, ``_n_mistakes`` (private: not DP); Perceptron: prequential
 per block of 100 rows up to 10³, then 1000 — it cannot report per-row mistakes).
 
 T_max is 10⁶ for the noiseless d = 100 disjunction, 3·10⁵ for the noisy one and
@@ -99,7 +99,7 @@ def run_curve(name, clf, X, y):
                          else (stop - start) // 2)
         clf.partial_fit(Xb, yb, classes=[0, 1])
         if skdp_learner:
-            mistakes = clf.n_mistakes_
+            mistakes = clf._n_mistakes  # an evaluation on synthetic data
         if stop in CHECKPOINTS or stop == len(y):
             curve[stop] = mistakes
     return curve, time.perf_counter() - start_time

@@ -27,7 +27,7 @@ def demo_row(rng, budget):
     return {
         "what": f"online halfspace, {n} rows (DP-Winnow)",
         "privacy": f"ε={eps}, δ=1e-6",
-        "private result": f"{private.n_mistakes_ / n:.1%} online mistakes "
+        "private result": f"{private._n_mistakes / n:.1%} online mistakes "
                           f"({private.n_updates_} of K={private.parameters_.max_updates} "
                           "updates)",
         "non-private": f"{exact.n_mistakes_ / n:.1%} (Winnow)",

@@ -19,6 +19,11 @@ class _ExactWeightsMixin(MultiplicativeWeightsMixin):
         self._set_predicting_weights(softmax(self.learning_rate * self._full_scores()))
         self.n_updates_ += 1
 
+    @property
+    def n_mistakes_(self):
+        """Online mistakes on the training stream (exact: this learner is not private)."""
+        return self._n_mistakes
+
 
 class WinnowClassifier(_ExactWeightsMixin, ClassifierMixin, BaseEstimator):
     """Normalised Winnow: multiplicative weights updated on every mistake.

@@ -65,7 +65,7 @@ def dpsoa_demo_row(rng, budget):
     return {
         "what": f"online point function, N={n_domain}, {n_rounds} rounds, oblivious (DP-SOA)",
         "privacy": f"ε={eps:g}, δ={delta:g}",
-        "private result": f"{private.n_mistakes_} mistakes, "
+        "private result": f"{private._n_mistakes} mistakes, "
                           f"{int(np.count_nonzero(wrong[half:]))} in the last "
                           f"{n_rounds - half} ({switches})",
         "non-private": f"{soa.n_mistakes_} mistake" + ("" if soa.n_mistakes_ == 1 else "s")

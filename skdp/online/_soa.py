@@ -319,6 +319,11 @@ class SOAClassifier(OnlineDomainClassifier):
         self.on_inconsistent = on_inconsistent
 
     # ----------------------------------------------------------------- stream hooks
+    @property
+    def n_mistakes_(self):
+        """Online mistakes on the training stream (exact: this learner is not private)."""
+        return self._n_mistakes
+
     def _base_learner(self):
         if self.hypothesis_class is None:
             raise ValueError(

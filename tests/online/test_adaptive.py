@@ -106,7 +106,7 @@ def _point_stream(n, n_domain=64, target=7, seed=0):
 
 def _state(clf):
     grid = np.arange(clf.n_domain_)
-    return (clf.n_mistakes_, clf.n_switches_, clf.layer_, clf.list_sizes_, clf.n_histograms_,
+    return (clf._n_mistakes, clf.n_switches_, clf.layer_, clf.list_sizes_, clf.n_histograms_,
             clf.status_, clf.predict(grid[:, None]).tolist())
 
 

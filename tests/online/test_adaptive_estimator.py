@@ -51,7 +51,7 @@ def test_partial_fit_needs_classes_and_refuses_unseen_labels():
         clf.partial_fit([[0]], [0])
     assert budget.spent.epsilon == 0.0
     clf.partial_fit([[0], [3]], [0, 1], classes=[0, 1])
-    state = pickle.dumps(clf.core_)
+    state = pickle.dumps(clf._core)
     with pytest.raises(ValueError, match="not in classes"):
         clf.partial_fit([[1]], [7])
     with pytest.raises(ValueError, match="differs"):
@@ -59,4 +59,4 @@ def test_partial_fit_needs_classes_and_refuses_unseen_labels():
     with pytest.raises(ValueError, match="domain indices"):
         clf.partial_fit([[11]], [1])
     assert budget.spent.epsilon == 2.0 and clf.n_rounds_seen_ == 2
-    assert pickle.dumps(clf.core_) == state
+    assert pickle.dumps(clf._core) == state

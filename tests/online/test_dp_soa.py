@@ -52,9 +52,9 @@ def _points(n=20000, n_domain=4, target=2, seed=0):
 
 def _state(clf):
     svt = () if clf.parameters_.adaptive else tuple(clf._hist_sparse.switch_rounds)
-    return (clf.n_mistakes_, clf.n_switches_, clf.n_forest_updates_, clf.n_rounds_seen_,
-            clf.hypothesis_.hypothesis_key(), clf.updates_stopped_, svt,
-            clf.n_abandoned_trees_, tuple(clf._forest.out_hid.tolist()))
+    return (clf._n_mistakes, clf.n_switches_, clf._n_forest_updates, clf.n_rounds_seen_,
+            clf._hypothesis.hypothesis_key(), clf.updates_stopped_, svt,
+            clf._n_abandoned_trees, tuple(clf._forest.out_hid.tolist()))
 
 
 @pytest.mark.parametrize("cls", [DPSOAClassifier, _LooseAdaptive])
@@ -67,7 +67,7 @@ def test_blocks_equal_one_pass(cls):
     for lo, hi in itertools.pairwise([0, 1, 2, 40, 41, 1000, 1003, 2000, 2001, 3000]):
         parts.partial_fit(X[lo:hi], y[lo:hi], classes=[0, 1])
     assert _state(one) == _state(parts)
-    assert one.n_forest_updates_ > 50 and (one.n_switches_ or _state(one)[6])  # it moves
+    assert one._n_forest_updates > 50 and (one.n_switches_ or _state(one)[6])  # it moves
     # run_online's one-round fast path (labels ±1) reaches the same state
     ys = np.where(y > 0, 1, -1)
     rows = cls(hypothesis_class=PointVersionSpace(4), random_state=3, **kw)
@@ -82,12 +82,12 @@ def test_learns_a_point_and_predicts_with_the_released_hypothesis():
     X, y = _points()
     clf = DPSOAClassifier(hypothesis_class=PointVersionSpace(4), random_state=0, **LEARNS)
     wrong = clf._partial_fit_mistakes(X, y, classes=[0, 1])
-    assert wrong.sum() == clf.n_mistakes_
-    assert clf.n_switches_ == 1 and clf.hypothesis_.hypothesis_key() == ("point", 2)
+    assert wrong.sum() == clf._n_mistakes
+    assert clf.n_switches_ == 1 and clf._hypothesis.hypothesis_key() == ("point", 2)
     grid = np.arange(4)[:, None]
     np.testing.assert_array_equal(clf.predict(grid), [0, 0, 1, 0])
     np.testing.assert_array_equal(clf.predict(grid),
-                                  (clf.hypothesis_.predict(np.arange(4)) > 0).astype(int))
+                                  (clf._hypothesis.predict(np.arange(4)) > 0).astype(int))
     last = np.flatnonzero(wrong)[-1]
     assert not wrong[last + 1:].any() and last < 19000  # no mistake once the point is out
 
@@ -99,12 +99,12 @@ def test_switch_cap_stops_updating_and_says_so():
     with pytest.warns(PrivacyWarning, match="maximum of c = 1") as record:
         clf.partial_fit(X[:15000], y[:15000], classes=[0, 1])
         state = _state(clf)
-        updates = clf.n_forest_updates_
+        updates = clf._n_forest_updates
         clf.partial_fit(X[15000:], y[15000:])
     assert sum(w.category is PrivacyWarning for w in record) == 1
     assert clf.updates_stopped_ and "HistSparse abort" in clf.stop_reason_
     assert clf._hist_sparse.halted and clf._hist_sparse.n_switches == 1
-    assert clf.n_forest_updates_ == updates and _state(clf)[4] == state[4]
+    assert clf._n_forest_updates == updates and _state(clf)[4] == state[4]
     assert clf.n_rounds_seen_ == 20000
 
 
@@ -170,10 +170,10 @@ def test_adaptive_variant_composition_and_horizon():
     total = advanced_composition(p.release_epsilon, p.release_delta, 1000, 0.5e-6)
     assert total.epsilon <= 1.0 and total.delta <= 1e-6
     assert clf.updates_stopped_ and clf.n_rounds_seen_ == 3000
-    assert clf._forest.n_events <= clf.n_forest_updates_  # no update after the horizon
-    updates = clf.n_forest_updates_
+    assert clf._forest.n_events <= clf._n_forest_updates  # no update after the horizon
+    updates = clf._n_forest_updates
     clf.partial_fit(X, y)
-    assert clf.n_forest_updates_ == updates
+    assert clf._n_forest_updates == updates
 
 
 def test_any_mistake_bounded_learner_plugs_in():
@@ -183,7 +183,7 @@ def test_any_mistake_bounded_learner_plugs_in():
     y = (x >= 5).astype(int)
     clf = DPSOAClassifier(4.0, 1e-6, base, n_trees=40, random_state=0).fit(x[:, None], y)
     assert base.n_mistakes == 0 and base.hypothesis_key() == SOALearner(L).hypothesis_key()
-    assert clf.mistake_bound_ == 3 and clf.n_forest_updates_ > 0
+    assert clf.mistake_bound_ == 3 and clf._n_forest_updates > 0
 
 
 def test_forest_memory_follows_the_forest_not_t():
@@ -217,7 +217,7 @@ def test_tree_invariants(rng):
                 assert f.hid[base + local] == f.hid[base + (local ^ 1)]
         v = f.out[tree]
         assert f.pert[v] and (v % f.width == 1 or f.hid[v] == f.hid[base + ((v % f.width) ^ 1)])
-    assert f.n_dead == clf.n_abandoned_trees_
+    assert f.n_dead == clf._n_abandoned_trees
 
 
 def test_mistakes_vs_soa_on_an_oblivious_threshold_stream():
@@ -230,11 +230,11 @@ def test_mistakes_vs_soa_on_an_oblivious_threshold_stream():
                          random_state=0)
     curve = run_online(dp, adv, T, random_state=0)
     assert soa[-1] <= 2 == dp.mistake_bound_
-    assert dp.hypothesis_.hypothesis_key() == ("threshold", 1)
+    assert dp._hypothesis.hypothesis_key() == ("threshold", 1)
     assert soa[-1] < curve[-1] < T // 4 and curve[-1] == curve[T // 2]
 
 
 def test_run_online_against_an_adaptive_adversary():
     dp = DPSOAClassifier(4.0, 1e-6, ThresholdVersionSpace(64), n_trees=20, random_state=0)
     curve = run_online(dp, AdaptiveThresholdAdversary(64), 500, random_state=0)
-    assert curve.shape == (500,) and curve[-1] == dp.n_mistakes_ and dp.n_rounds_seen_ == 500
+    assert curve.shape == (500,) and curve[-1] == dp._n_mistakes and dp.n_rounds_seen_ == 500

@@ -52,7 +52,7 @@ def test_constructed_experts_contain_the_target(rng):
     noisy loss is close to the target's mistakes."""
     X, y = _stream(rng, 16)
     clf = _make().fit(X, y)
-    engine = clf.engine_
+    engine = clf._engine
     labels = engine.labels[engine.g]  # every expert's final hypothesis
     assert np.any(np.all(labels == np.where(np.arange(3) >= 2, 1, -1), axis=1))
 
@@ -92,6 +92,6 @@ def test_class_experts_regret_is_sublinear(rng):
         clf = PrivateExpertsClassifier(4.0, experts=threshold_class(16), n_rounds=n,
                                        random_state=0).fit(x[:n, None], y[:n])
         b = np.min(np.count_nonzero(L[:, x[:n]] != np.where(y[:n] == 1, 1, -1), axis=1))
-        regret[n] = clf.n_mistakes_ - b
+        regret[n] = clf._n_mistakes - b
     assert best > 0.15 * 40000 and regret[40000] < 0.02 * 40000
     assert regret[40000] < 10 * max(regret[4000], 1)  # far from linear growth

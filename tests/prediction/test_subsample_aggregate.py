@@ -45,13 +45,13 @@ def test_refuses_beyond_plan_before_answering_anything():
     clf = _make().fit(X, y)
     clf.predict(X[:45])
     spent = clf.budget_.spent
-    rng_state = copy.deepcopy(clf.state_.rng.bit_generator.state)
+    rng_state = copy.deepcopy(clf._state.rng.bit_generator.state)
     with pytest.raises(QueryBudgetExhaustedError) as info:
         clf.predict(X[:10])
     assert info.value.n_answered == 0
     assert isinstance(info.value, BudgetExhaustedError)
     assert clf.budget_.spent == spent
-    assert clf.state_.rng.bit_generator.state == rng_state
+    assert clf._state.rng.bit_generator.state == rng_state
     assert clf.predict(X[:5]).shape == (5,)
 
 

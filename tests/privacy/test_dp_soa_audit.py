@@ -214,7 +214,7 @@ def _released_sampler(cls):
                 est = cls(hypothesis_class=_FlipLearner(), random_state=int(seed), **H_PARAMS)
                 est.leaf_plan = plan
                 est.fit(X, y)
-                out[i] = est.hypothesis_.hypothesis_key() == "B"
+                out[i] = est._hypothesis.hypothesis_key() == "B"
         return out
 
     return sample

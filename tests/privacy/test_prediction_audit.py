@@ -42,7 +42,7 @@ class NoNoisePredictor(PrivatePredictor):
 
     def _new_mechanism(self, sensitivity):
         return _NoiselessBT(0.375, 0.625, self.epsilon_bt_, self.delta_bt_,
-                            sensitivity=sensitivity, random_state=self.state_.rng)
+                            sensitivity=sensitivity, random_state=self._state.rng)
 
 
 def _datasets():
