@@ -12,12 +12,14 @@ import numpy as np
 from .exceptions import PrivacyParameterError
 
 __all__ = [
+    "check_bounds",
     "check_delta",
     "check_epsilon",
     "check_finite_array",
     "check_generator",
     "check_positive_int",
     "check_sensitivity",
+    "private_data_error",
 ]
 
 
@@ -78,7 +80,10 @@ def check_finite_array(values, name="values", allow_empty=False, ndim=None):
     try:
         arr = np.asarray(values, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric, got {values!r}.") from exc
+        raise ValueError(
+            f"{name} must be numeric, got a {type(values).__name__} that is not "
+            "(its entries are not shown: they may be private data)."
+        ) from exc
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}.")
     if arr.size == 0 and not allow_empty:
@@ -89,6 +94,38 @@ def check_finite_array(values, name="values", allow_empty=False, ndim=None):
             "(an infinite score or query value would break its privacy guarantee)."
         )
     return arr
+
+
+def private_data_error(name, rule, column=None, hint=""):
+    """A ``ValueError`` for input data that breaks ``rule``: names the column, never a value.
+
+    Messages end up in logs; a value, a min/max or a count of offending rows computed
+    from private X or y would leak it. Say which column and which bound or rule failed.
+    """
+    where = "X" if column is None else f"feature {int(column)}"
+    msg = (f"{name}: {where} breaks the rule '{rule}' (the offending values are private "
+           "data and are not shown).")
+    return ValueError(f"{msg} {hint}" if hint else msg)
+
+
+def check_bounds(X, lower, upper, name, hint=""):
+    """Raise :func:`private_data_error` unless ``lower ≤ X ≤ upper`` (per column, 2-D X).
+
+    ``lower``/``upper`` are public scalars or one value per column; the message names
+    the first offending column and the bound it crosses, never a value.
+    """
+    X = np.asarray(X)
+    if X.size == 0:
+        return
+    lower = np.broadcast_to(np.asarray(lower, dtype=float), X.shape[1:])
+    upper = np.broadcast_to(np.asarray(upper, dtype=float), X.shape[1:])
+    below = (lower > X).any(axis=0)
+    above = (upper < X).any(axis=0)
+    if below.any() or above.any():
+        j = int(np.argmax(below | above))
+        rule = (f"values ≥ the lower bound {lower[j]:g}" if below[j]
+                else f"values ≤ the upper bound {upper[j]:g}")
+        raise private_data_error(name, rule, column=j, hint=hint)
 
 
 def check_generator(random_state):

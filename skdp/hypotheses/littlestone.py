@@ -132,7 +132,8 @@ def _check_points(x, n_domain):
 
 def _check_label(y):
     if y not in (-1, 1):
-        raise ValueError(f"labels must be -1 or +1, got {y!r}.")
+        raise ValueError("labels must be -1 or +1 (the label given is not shown: it may "
+                         "be private data).")
     return int(y)
 
 
