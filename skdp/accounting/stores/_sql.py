@@ -60,6 +60,7 @@ class SQLStore(LedgerStore):
 
     def __init__(self):
         self._local = threading.local()
+        self._verified = {}  # ledger id -> the charges this process last verified
 
     def _connection(self):
         local = self._local
@@ -99,7 +100,10 @@ class SQLStore(LedgerStore):
     def _checked(self, execute, ledger_id):
         totals, head_count, head_hash = self._locked_ledger(execute, ledger_id)
         charges = self._read_charges(execute, ledger_id)
-        problem = verify_chain(ledger_id, *totals, charges, head_count, head_hash)
+        problem = verify_chain(ledger_id, *totals, charges, head_count, head_hash,
+                               self._verified.get(ledger_id, ()))
+        if problem is None:
+            self._verified[ledger_id] = charges
         return totals, charges, problem
 
     # ------------------------------------------------------------------ interface
@@ -152,7 +156,9 @@ class SQLStore(LedgerStore):
                     (ledger_id, seq, float(epsilon), float(delta), label or "", prev, digest))
             execute("UPDATE skdp_ledgers SET head_count = ?, head_hash = ? WHERE ledger_id = ?",
                     (seq + 1, digest, ledger_id))
-            return seq
+            new = Charge(seq, float(epsilon), float(delta), label or "", prev, digest)
+        self._verified[ledger_id] = [*charges, new]
+        return seq
 
     def create_stream(self, ledger_id, stream_id):
         with self._transaction() as execute:
