@@ -31,6 +31,13 @@ def _encode(clf):
     return out
 
 
+def _private_run(clf, X, y, rng):
+    """``fit``'s private routine on validated data, drawing its noise from ``rng``."""
+    clf._stream = clf._open_stream()
+    clf._rng = rng
+    clf._private_run(X, y, accumulate=False)
+
+
 def _private_sampler(clf):
     def sample(data, n, rng):
         X, y = data
@@ -38,7 +45,7 @@ def _private_sampler(clf):
         clf.classes_ = np.array([0, 1])
         outs = np.empty((n, 2 * PAD + 1), dtype=np.int64)
         for i in range(n):
-            clf._private_run(Xc, y, rng, accumulate=False)
+            _private_run(clf, Xc, y, rng)
             outs[i] = _encode(clf)
         return outs
 
@@ -80,7 +87,7 @@ def test_private_run_is_fit():
     fitted = _encode(clf.fit(*D1))
     clf2 = DPDecisionListClassifier(epsilon=2.0, delta=0.0, max_rules=1)
     clf2.classes_ = np.array([0, 1])
-    clf2._private_run(sp.csr_matrix(D1[0]), D1[1], np.random.default_rng(7), accumulate=False)
+    _private_run(clf2, sp.csr_matrix(D1[0]), D1[1], np.random.default_rng(7))
     np.testing.assert_array_equal(fitted, _encode(clf2))
 
 
