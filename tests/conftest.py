@@ -58,5 +58,5 @@ def postgresql_db_url(postgresql_server):
 
 
 # The once-per-process warning about fixed seeds without a budget (skdp.base) would
-# otherwise land in whichever test fits first; tests/test_copies_and_pickles.py checks it explicitly.
+# otherwise land in whichever test fits first; tests/test_copies_and_pickles.py checks it.
 _skdp_base._FIXED_SEED_WARNED.append(True)

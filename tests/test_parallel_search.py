@@ -66,7 +66,7 @@ def test_cross_val_score_charges_every_fold_to_one_ledger(backend):
 def test_a_budget_smaller_than_the_search_stops_it(backend):
     budget = PrivacyBudget(3.0, 1e-3)  # 3 of the 7 fits (2 candidates x 3 folds + refit)
     search = GridSearchCV(_model(budget), {"max_rules": [2, 4]}, cv=3, error_score="raise")
-    with pytest.raises(BudgetExhaustedError, match="remains. Nothing was spent"):
+    with pytest.raises(BudgetExhaustedError, match=r"remains\. Nothing was spent"):
         _run(backend, lambda n_jobs: search.set_params(n_jobs=n_jobs).fit(X, y))
     assert budget.spent.epsilon <= 3.0 * (1 + 1e-12)
     assert len(budget.charges) == 3
