@@ -63,29 +63,34 @@ class PrivateEstimatorMixin:
             )
         return epsilon, delta
 
-    def _charge(self, epsilon, delta, label, *, accumulate=True):
+    def _charge(self, epsilon, delta, label, *, accumulate=True, stream=None):
         """Pay (ε, δ) from ``self.budget`` (if any), then record it in ``privacy_spent_``.
 
         ``accumulate=False`` starts a new model (``fit``): ``privacy_spent_`` becomes
         this charge; otherwise (e.g. another release from ``partial_fit``) it adds up.
         Raises :class:`~skdp.exceptions.BudgetExhaustedError` without changing the
-        estimator when the budget cannot pay. Returns the release's noise key for
-        :meth:`_release_generator`: the charge's ``seq`` in the budget's ledger, or
-        ``None`` without a budget.
+        estimator when the budget cannot pay. ``stream`` (a stream record from
+        :meth:`_open_stream`) is advanced first — in the same transaction as the charge
+        when it lives in the budget's ledger — so a stale copy is refused unpaid.
+        Returns the release's noise key for :meth:`_release_generator`: the charge's
+        ``seq`` in the budget's ledger, or ``None`` without a budget.
         """
-        key = self._pay_budget(epsilon, delta, label)
+        key = self._pay_budget(epsilon, delta, label, stream)
         spent = getattr(self, "privacy_spent_", None) if accumulate else None
         if spent is None:
             spent = PrivacyCost(0.0, 0.0)
         self.privacy_spent_ = PrivacyCost(spent.epsilon + epsilon, spent.delta + delta)
         return key
 
-    def _pay_budget(self, epsilon, delta, label):
+    def _pay_budget(self, epsilon, delta, label, stream=None):
         """Charge ``self.budget`` (if any); return the charge's ``seq`` or ``None``."""
         budget = getattr(self, "budget", None)
+        if stream is not None and (budget is None or stream.ledger is not budget._ledger):
+            stream.advance()
+            stream = None
         if budget is None:
             return None
-        return budget._charge(epsilon, delta, f"{type(self).__name__}: {label}")
+        return budget._charge(epsilon, delta, f"{type(self).__name__}: {label}", stream=stream)
 
     def _release_generator(self, key):
         """The generator of the release charged as ``key`` (see the module docstring)."""

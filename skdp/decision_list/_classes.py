@@ -556,9 +556,8 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         """
         epsilon, delta = self._check_privacy_params()
         step, method, charged_delta = self._plan(epsilon, delta, X.shape[1])
-        self._stream.advance()
         key = self._charge(epsilon, charged_delta, f"decision list ({method})",
-                           accumulate=accumulate)
+                           accumulate=accumulate, stream=self._stream)
         rng = self._rng if key is None else self._release_generator(key)
         result = greedy_cover(
             X, codes, self.classes_.size, max_rules=self._n_rules_cap(X.shape[1]),

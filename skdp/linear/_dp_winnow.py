@@ -227,18 +227,23 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
             horizon = self.n_rounds or (n if from_fit else DEFAULT_STREAM_HORIZON)
             epsilon, delta, params = self._resolve_parameters(X.shape[1], horizon)
             beyond = self._check_horizon(0, n, horizon)  # may refuse: before the charge
+            stream = self._open_stream()
             key = self._charge(epsilon, delta, "fit" if from_fit else "partial_fit stream",
-                               accumulate=False)
+                               accumulate=False, stream=stream)
+            self._stream = stream
             self.parameters_ = params
             self.n_rounds_ = horizon
             self._entropy = int(self._release_generator(key).integers(2**63))
             self._generators = (np.random.Generator(np.random.Philox(key=0)),
                                 np.random.Generator(np.random.Philox(key=1)))
-            self._stream = self._open_stream()
             self._horizon_warned = False
             if beyond:
                 self._warn_horizon(horizon)
-        elif self._check_horizon(self.n_rounds_seen_, n, self.n_rounds_):
+            return
+        # Compare-and-swap: a stale copy (older pickle, deepcopy branch) is refused here,
+        # before it touches its private state.
+        self._stream.advance()
+        if self._check_horizon(self.n_rounds_seen_, n, self.n_rounds_):
             self._warn_horizon(self.n_rounds_)
 
     def _check_horizon(self, seen, n, horizon):
@@ -283,10 +288,6 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
         self._count = 0
         self._cache = None
         self._svt = self._new_svt()
-
-    def _before_block(self, n_rows):
-        # Compare-and-swap: a stale copy (older pickle, deepcopy branch) is refused here.
-        self._stream.advance()
 
     def _cap(self):
         return self.parameters_.max_updates

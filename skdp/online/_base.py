@@ -276,16 +276,18 @@ class PrivateOnlineDomainClassifier(PrivateEstimatorMixin, OnlineDomainClassifie
     def _before_block(self, n_rows, first_call, from_fit, plan):
         if first_call:
             epsilon, delta = self._stream_cost(plan)
+            stream = self._open_stream()
             key = self._charge(epsilon, delta, "fit" if from_fit else "partial_fit stream",
-                               accumulate=False)
+                               accumulate=False, stream=stream)
+            self._stream = stream
             self._entropy = int(self._release_generator(key).integers(2**63))
             self._rng_cache = None
-            self._stream = self._open_stream()
             self.updates_stopped_ = False
             self.stop_reason_ = None
-        # Compare-and-swap: a stale copy (older pickle, deepcopy branch) is refused here,
-        # before it touches its private state.
-        self._stream.advance()
+        else:
+            # Compare-and-swap: a stale copy (older pickle, deepcopy branch) is refused
+            # here, before it touches its private state.
+            self._stream.advance()
 
     def _event_rng(self, index):
         """Generator of event ``index`` (e.g. switch number × roles + role).
