@@ -30,7 +30,7 @@ from .._validation import check_delta, check_epsilon
 from ..exceptions import LedgerIntegrityError
 from ._ledger import Ledger
 from .composition import PrivacyCost
-from .stores._base import integrity_error, spent
+from .stores._base import integrity_error
 
 __all__ = ["PrivacyBudget"]
 
@@ -127,7 +127,7 @@ class PrivacyBudget:
 
     @property
     def spent(self):
-        return PrivacyCost(*spent(self._ledger.store.charges(self._ledger.id)))
+        return PrivacyCost(*self._ledger.store.spent(self._ledger.id))
 
     @property
     def remaining(self):

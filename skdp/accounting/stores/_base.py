@@ -4,17 +4,21 @@ A store keeps three kinds of record:
 
 * a **ledger**: its id, its totals (ε, δ) and its head (number of charges and the hash
   of the last one);
-* its **charges**, append-only: ``(seq, epsilon, delta, label, prev_hash, hash)``, where
-  ``hash`` covers the row and the previous row's hash, and the first row chains to a
-  genesis hash that covers the ledger's id and totals. Deleting, inserting or editing a
-  row (or the totals) breaks the chain; :func:`verify_chain` says where;
+* its **charges**, append-only: ``(seq, epsilon, delta, label, total_epsilon,
+  total_delta, prev_hash, hash)``, where the totals are the running sums up to that
+  charge and ``hash`` covers the row and the previous row's hash; the first row chains
+  to a genesis hash that covers the ledger's id and totals. Deleting, inserting or
+  editing a row (or the totals) breaks the chain; :func:`verify_chain` says where;
 * **streams**: ``(stream_id, ledger_id, version)``. A stateful private object (a
   predictor mid-stream, an online learner's stream) moves its state forward only by a
   compare-and-swap of ``version``, so a stale copy of it is refused.
 
-A charge is one transaction: lock the ledger, verify its chain, check that the charge
-fits, append it (and advance a stream, if one is given), commit. Nothing leaves the
-call before the commit, so a process killed mid-charge either committed it or did not.
+A charge is one transaction: lock the ledger, check its head (:func:`check_head`: the
+row count, the stored costs' sum against the chained running totals, the last row's
+hash — constant work in Python however long the ledger), check that the charge fits,
+append it (and advance a stream, if one is given), commit. The whole chain is walked
+by ``verify`` and the first time a process charges a ledger. Nothing leaves the call
+before the commit, so a process killed mid-charge either committed it or did not.
 """
 
 import hashlib
@@ -23,22 +27,37 @@ from typing import NamedTuple
 
 from ...exceptions import BudgetExhaustedError, LedgerIntegrityError, StaleStateError
 
-__all__ = ["Charge", "LedgerStore", "charge_hash", "genesis_hash", "verify_chain"]
+__all__ = ["Charge", "LedgerStore", "check_head", "next_charge", "verify_chain"]
 
 # Relative slack when comparing a sum of charges to the total, so that e.g. ten charges
 # of 0.1 fit in ε = 1 despite float rounding. The overrun it allows is at most 1e-12·ε.
 _REL_TOL = 1e-12
+# How far the store's own SUM() over the charges may drift from the chained running
+# totals (SQL sums in another order): far below any meaningful change of ε or δ.
+_SUM_TOL = 1e-9
 
 
 class Charge(NamedTuple):
-    """One committed charge: its position, its cost, what paid for it, and its chain link."""
+    """One committed charge: its position, its cost, what paid for it, the running
+    totals up to and including it (Neumaier-compensated sums: ``total + comp`` is the
+    sum of all costs so far to within a couple of rounding errors, however many), and
+    its chain link."""
 
     seq: int
     epsilon: float
     delta: float
     label: str
+    total_epsilon: float
+    total_delta: float
+    comp_epsilon: float
+    comp_delta: float
     prev_hash: str
     hash: str
+
+    @property
+    def spent(self):
+        """(ε, δ) up to and including this charge: the running sums, compensated."""
+        return (self.total_epsilon + self.comp_epsilon, self.total_delta + self.comp_delta)
 
 
 def _digest(*parts):
@@ -50,37 +69,78 @@ def genesis_hash(ledger_id, epsilon, delta):
     return _digest("skdp-ledger-v1", ledger_id, repr(float(epsilon)), repr(float(delta)))
 
 
-def charge_hash(ledger_id, seq, epsilon, delta, label, prev_hash):
-    """The hash of one charge row, chained to ``prev_hash``."""
+def charge_hash(ledger_id, seq, epsilon, delta, label, totals, prev_hash):
+    """The hash of one charge row, chained to ``prev_hash``; ``totals`` are its running
+    (total_epsilon, total_delta, comp_epsilon, comp_delta)."""
     return _digest(ledger_id, str(int(seq)), repr(float(epsilon)), repr(float(delta)),
-                   label or "", prev_hash)
+                   label or "", *(repr(float(t)) for t in totals), prev_hash)
 
 
-def verify_chain(ledger_id, epsilon, delta, charges, head_count, head_hash, verified=()):
+def _neumaier(total, comp, value):
+    """One step of Neumaier's compensated summation: the new (total, compensation)."""
+    new = total + value
+    if abs(total) >= abs(value):
+        return new, comp + ((total - new) + value)
+    return new, comp + ((value - new) + total)
+
+
+def next_charge(ledger_id, totals, last, epsilon, delta, label):
+    """The charge that follows ``last`` (``None`` for the first): running totals, link."""
+    epsilon, delta, label = float(epsilon), float(delta), label or ""
+    if last is None:
+        seq, prev, run = 0, genesis_hash(ledger_id, *totals), (0.0, 0.0, 0.0, 0.0)
+    else:
+        seq, prev = last.seq + 1, last.hash
+        run = (last.total_epsilon, last.total_delta, last.comp_epsilon, last.comp_delta)
+    total_eps, comp_eps = _neumaier(run[0], run[2], epsilon)
+    total_delta, comp_delta = _neumaier(run[1], run[3], delta)
+    run = (total_eps, total_delta, comp_eps, comp_delta)
+    return Charge(seq, epsilon, delta, label, *run, prev,
+                  charge_hash(ledger_id, seq, epsilon, delta, label, run, prev))
+
+
+def verify_chain(ledger_id, totals, charges, head_count, head_hash):
     """Return ``None`` if the charges form an intact chain ending at the head, else why not.
 
     ``charges`` must be ordered by ``seq``. The message names positions, never labels.
-    ``verified`` are charges this process already checked: a row equal to the one at
-    the same position there is not hashed again (any edit or deletion makes it
-    differ), which keeps a charge on a long ledger fast.
     """
-    expected = genesis_hash(ledger_id, epsilon, delta)
+    last = None
     for position, charge in enumerate(charges):
-        if position < len(verified) and charge == verified[position] and (
-                charge.prev_hash == expected):
-            expected = charge.hash
-            continue
         if charge.seq != position:
             return f"charge #{position} is missing (a row was deleted)"
-        if charge.prev_hash != expected:
+        expected = next_charge(ledger_id, totals, last, charge.epsilon, charge.delta,
+                               charge.label)
+        if charge.prev_hash != expected.prev_hash:
             return f"charge #{position} does not chain to the one before it"
-        expected = charge_hash(ledger_id, charge.seq, charge.epsilon, charge.delta,
-                               charge.label, charge.prev_hash)
-        if charge.hash != expected:
+        if charge != expected:
             return f"charge #{position} was altered after it was recorded"
-    if len(charges) != head_count or expected != head_hash:
-        return (f"the ledger records {head_count} charges but {len(charges)} remain "
-                "(a row was deleted or the head was altered)")
+        last = charge
+    return check_head(ledger_id, totals, head_count, head_hash, last, len(charges),
+                      spent(charges))
+
+
+def check_head(ledger_id, totals, head_count, head_hash, last, count, sums):
+    """The per-charge check: ``None`` if the ledger's head is intact, else why not.
+
+    ``last`` is the charge at position ``head_count - 1``, ``count`` and ``sums`` what
+    the store holds. A deleted row changes ``count``; an edited cost changes ``sums``
+    away from the running totals chained into ``last``; an edited last row breaks its
+    hash. (Edits that change no cost, e.g. of a label, are caught by ``verify_chain``.)
+    """
+    if count != head_count:
+        return (f"the ledger records {head_count} charges but {count} remain "
+                "(a row was deleted)")
+    if last is None:
+        return None if head_hash == genesis_hash(ledger_id, *totals) else (
+            "its totals or head were altered")
+    if last.seq != head_count - 1 or last.hash != head_hash:
+        return "its last charge is missing or the head was altered"
+    if last.hash != charge_hash(ledger_id, last.seq, last.epsilon, last.delta, last.label,
+                                last[4:8], last.prev_hash):
+        return f"charge #{last.seq} was altered after it was recorded"
+    for stored, chained in zip(sums, last.spent, strict=True):
+        if abs(stored - chained) > _SUM_TOL * max(1.0, abs(chained)):
+            return "a charge was altered after it was recorded (the costs no longer add up)"
     return None
 
 
@@ -89,9 +149,14 @@ def spent(charges):
     return (math.fsum(c.epsilon for c in charges), math.fsum(c.delta for c in charges))
 
 
-def check_fits(ledger_id, totals, charges, epsilon, delta, label):
-    """Raise :class:`BudgetExhaustedError` unless a charge of (ε, δ) fits; nothing is changed."""
-    used_eps, used_delta = spent(charges)
+def check_fits(totals, last, epsilon, delta, label):
+    """Raise :class:`BudgetExhaustedError` unless a charge of (ε, δ) fits after ``last``.
+
+    What was spent is the running totals chained into the last charge (compensated, so
+    exact to within a couple of rounding errors however many charges there are).
+    Nothing is changed.
+    """
+    used_eps, used_delta = (0.0, 0.0) if last is None else last.spent
     if (used_eps + epsilon <= totals[0] * (1 + _REL_TOL)
             and used_delta + delta <= totals[1] * (1 + _REL_TOL)):
         return
@@ -138,6 +203,10 @@ class LedgerStore:
 
     def charges(self, ledger_id):  # pragma: no cover - interface
         """Every charge, ordered by ``seq``."""
+        raise NotImplementedError
+
+    def spent(self, ledger_id):  # pragma: no cover - interface
+        """(ε, δ) spent: the running totals of the last charge (no chain walk)."""
         raise NotImplementedError
 
     def verify(self, ledger_id):  # pragma: no cover - interface

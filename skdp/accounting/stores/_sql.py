@@ -12,10 +12,11 @@ from contextlib import contextmanager
 from ._base import (
     Charge,
     LedgerStore,
-    charge_hash,
     check_fits,
+    check_head,
     genesis_hash,
     integrity_error,
+    next_charge,
     stale_error,
     verify_chain,
 )
@@ -35,6 +36,10 @@ SCHEMA = (
         epsilon DOUBLE PRECISION NOT NULL,
         delta DOUBLE PRECISION NOT NULL,
         label TEXT NOT NULL,
+        total_epsilon DOUBLE PRECISION NOT NULL,
+        total_delta DOUBLE PRECISION NOT NULL,
+        comp_epsilon DOUBLE PRECISION NOT NULL,
+        comp_delta DOUBLE PRECISION NOT NULL,
         prev_hash TEXT NOT NULL,
         hash TEXT NOT NULL,
         PRIMARY KEY (ledger_id, seq))""",
@@ -60,7 +65,7 @@ class SQLStore(LedgerStore):
 
     def __init__(self):
         self._local = threading.local()
-        self._verified = {}  # ledger id -> the charges this process last verified
+        self._walked = set()  # ledgers whose whole chain this process has verified
 
     def _connection(self):
         local = self._local
@@ -91,20 +96,36 @@ class SQLStore(LedgerStore):
             raise integrity_error(ledger_id, f"it is not in the store {self.url}")
         return (float(row[0]), float(row[1])), int(row[2]), row[3]
 
-    @staticmethod
-    def _read_charges(execute, ledger_id):
-        rows = execute("SELECT seq, epsilon, delta, label, prev_hash, hash FROM skdp_charges "
-                       "WHERE ledger_id = ? ORDER BY seq", (ledger_id,)).fetchall()
-        return [Charge(int(r[0]), float(r[1]), float(r[2]), r[3], r[4], r[5]) for r in rows]
+    _COLUMNS = ("seq, epsilon, delta, label, total_epsilon, total_delta, comp_epsilon, "
+                "comp_delta, prev_hash, hash")
 
-    def _checked(self, execute, ledger_id):
+    @staticmethod
+    def _charge_row(row):
+        return Charge(int(row[0]), float(row[1]), float(row[2]), row[3],
+                      *(float(v) for v in row[4:8]), row[8], row[9])
+
+    def _read_charges(self, execute, ledger_id):
+        rows = execute(f"SELECT {self._COLUMNS} FROM skdp_charges WHERE ledger_id = ? "
+                       "ORDER BY seq", (ledger_id,)).fetchall()
+        return [self._charge_row(r) for r in rows]
+
+    def _head(self, execute, ledger_id):
+        """Lock the ledger, check its head; return (totals, last charge, problem)."""
         totals, head_count, head_hash = self._locked_ledger(execute, ledger_id)
-        charges = self._read_charges(execute, ledger_id)
-        problem = verify_chain(ledger_id, *totals, charges, head_count, head_hash,
-                               self._verified.get(ledger_id, ()))
-        if problem is None:
-            self._verified[ledger_id] = charges
-        return totals, charges, problem
+        count, sum_eps, sum_delta = execute(
+            "SELECT COUNT(*), COALESCE(SUM(epsilon), 0), COALESCE(SUM(delta), 0) "
+            "FROM skdp_charges WHERE ledger_id = ?", (ledger_id,)).fetchone()
+        row = execute(f"SELECT {self._COLUMNS} FROM skdp_charges WHERE ledger_id = ? "
+                      "AND seq = ?", (ledger_id, head_count - 1)).fetchone()
+        last = None if row is None else self._charge_row(row)
+        problem = check_head(ledger_id, totals, head_count, head_hash, last, int(count),
+                             (float(sum_eps), float(sum_delta)))
+        if problem is None and ledger_id not in self._walked:
+            problem = verify_chain(ledger_id, totals, self._read_charges(execute, ledger_id),
+                                   head_count, head_hash)
+            if problem is None:
+                self._walked.add(ledger_id)
+        return totals, last, problem
 
     # ------------------------------------------------------------------ interface
     def create_ledger(self, ledger_id, epsilon, delta):
@@ -116,11 +137,15 @@ class SQLStore(LedgerStore):
             execute("INSERT INTO skdp_ledgers VALUES (?, ?, ?, ?, ?)",
                     (ledger_id, float(epsilon), float(delta), len(charges), head))
             for c in charges:
-                execute("INSERT INTO skdp_charges VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (ledger_id, c.seq, c.epsilon, c.delta, c.label, c.prev_hash, c.hash))
+                self._insert(execute, ledger_id, c)
             for stream_id, version in streams.items():
                 execute("INSERT INTO skdp_streams VALUES (?, ?, ?)",
                         (stream_id, ledger_id, version))
+
+    @staticmethod
+    def _insert(execute, ledger_id, c):
+        execute("INSERT INTO skdp_charges VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (ledger_id, *c))
 
     def totals(self, ledger_id):
         with self._transaction() as execute:
@@ -131,6 +156,14 @@ class SQLStore(LedgerStore):
             self._locked_ledger(execute, ledger_id)
             return self._read_charges(execute, ledger_id)
 
+    def spent(self, ledger_id):
+        with self._transaction() as execute:
+            _, head_count, _ = self._locked_ledger(execute, ledger_id)
+            row = execute(f"SELECT {self._COLUMNS} FROM skdp_charges "
+                          "WHERE ledger_id = ? AND seq = ?",
+                          (ledger_id, head_count - 1)).fetchone()
+        return (0.0, 0.0) if row is None else self._charge_row(row).spent
+
     def streams(self, ledger_id):
         with self._transaction() as execute:
             rows = execute("SELECT stream_id, version FROM skdp_streams WHERE ledger_id = ?",
@@ -139,26 +172,23 @@ class SQLStore(LedgerStore):
 
     def verify(self, ledger_id):
         with self._transaction() as execute:
-            return self._checked(execute, ledger_id)[2]
+            totals, head_count, head_hash = self._locked_ledger(execute, ledger_id)
+            return verify_chain(ledger_id, totals, self._read_charges(execute, ledger_id),
+                                head_count, head_hash)
 
     def charge(self, ledger_id, epsilon, delta, label, stream=None):
         with self._transaction() as execute:
-            totals, charges, problem = self._checked(execute, ledger_id)
+            totals, last, problem = self._head(execute, ledger_id)
             if problem is not None:
                 raise integrity_error(ledger_id, problem)
-            check_fits(ledger_id, totals, charges, epsilon, delta, label)
+            check_fits(totals, last, epsilon, delta, label)
             if stream is not None:
                 self._cas(execute, stream[0], stream[1], label)
-            seq = len(charges)
-            prev = charges[-1].hash if charges else genesis_hash(ledger_id, *totals)
-            digest = charge_hash(ledger_id, seq, epsilon, delta, label, prev)
-            execute("INSERT INTO skdp_charges VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (ledger_id, seq, float(epsilon), float(delta), label or "", prev, digest))
+            new = next_charge(ledger_id, totals, last, epsilon, delta, label)
+            self._insert(execute, ledger_id, new)
             execute("UPDATE skdp_ledgers SET head_count = ?, head_hash = ? WHERE ledger_id = ?",
-                    (seq + 1, digest, ledger_id))
-            new = Charge(seq, float(epsilon), float(delta), label or "", prev, digest)
-        self._verified[ledger_id] = [*charges, new]
-        return seq
+                    (new.seq + 1, new.hash, ledger_id))
+            return new.seq
 
     def create_stream(self, ledger_id, stream_id):
         with self._transaction() as execute:

@@ -17,12 +17,11 @@ import threading
 
 from ...exceptions import PrivacyError
 from ._base import (
-    Charge,
     LedgerStore,
-    charge_hash,
     check_fits,
     genesis_hash,
     integrity_error,
+    next_charge,
     stale_error,
     verify_chain,
 )
@@ -90,29 +89,31 @@ class MemoryStore(LedgerStore):
         with self._lock:
             return dict(self._get(ledger_id).streams)
 
+    def spent(self, ledger_id):
+        with self._lock:
+            charges = self._get(ledger_id).charges
+            return charges[-1].spent if charges else (0.0, 0.0)
+
     def verify(self, ledger_id):
         with self._lock:
             ledger = self._get(ledger_id)
             head = ledger.charges[-1].hash if ledger.charges else genesis_hash(
                 ledger_id, *ledger.totals)
-            return verify_chain(ledger_id, *ledger.totals, ledger.charges,
+            return verify_chain(ledger_id, ledger.totals, ledger.charges,
                                 len(ledger.charges), head)
 
     def charge(self, ledger_id, epsilon, delta, label, stream=None):
         with self._lock:
             ledger = self._get(ledger_id)
             # Memory cannot be edited from outside the process, so the chain is not
-            # re-verified here (it is on promotion and by verify()).
-            check_fits(ledger_id, ledger.totals, ledger.charges, epsilon, delta, label)
+            # re-checked here (it is on promotion and by verify()).
+            last = ledger.charges[-1] if ledger.charges else None
+            check_fits(ledger.totals, last, epsilon, delta, label)
             if stream is not None:
                 self._cas(stream[0], stream[1], label)
-            seq = len(ledger.charges)
-            prev = ledger.charges[-1].hash if ledger.charges else genesis_hash(
-                ledger_id, *ledger.totals)
-            ledger.charges.append(Charge(seq, float(epsilon), float(delta), label or "", prev,
-                                         charge_hash(ledger_id, seq, epsilon, delta, label,
-                                                     prev)))
-            return seq
+            ledger.charges.append(next_charge(ledger_id, ledger.totals, last, epsilon,
+                                              delta, label))
+            return len(ledger.charges) - 1
 
     def create_stream(self, ledger_id, stream_id):
         with self._lock:
