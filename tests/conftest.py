@@ -1,5 +1,6 @@
 import os
 import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -7,6 +8,10 @@ from _postgres import REQUIRE_ENV, PostgresServer, PostgresUnavailable
 from hypothesis import settings
 
 import skdp.base as _skdp_base
+
+# Memory ledgers that get pickled move to $SKDP_LEDGER_DIR/ledgers.sqlite; keep the
+# suite's (and its subprocesses') in a folder of its own rather than the user's.
+os.environ.setdefault("SKDP_LEDGER_DIR", tempfile.mkdtemp(prefix="skdp-test-ledgers-"))
 
 settings.register_profile("skdp", deadline=None, max_examples=60, derandomize=True)
 settings.load_profile("skdp")

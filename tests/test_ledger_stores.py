@@ -228,3 +228,13 @@ def test_sigkill_mid_fit_never_loses_a_committed_charge(tmp_path):
     # Write-ahead: every released model was paid before it left the fit.
     assert len(budget.charges) >= released
     budget.spend(1.0)  # the ledger is usable after the crash
+
+
+def test_a_store_of_another_schema_is_refused_not_reused(tmp_path):
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE skdp_charges (ledger_id TEXT, seq INTEGER)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(LedgerIntegrityError, match="another skdp version"):
+        PrivacyBudget(1.0, store=f"sqlite:///{path}")

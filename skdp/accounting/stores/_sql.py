@@ -9,6 +9,7 @@ import os
 import threading
 from contextlib import contextmanager
 
+from ...exceptions import LedgerIntegrityError
 from ._base import (
     Charge,
     LedgerStore,
@@ -66,6 +67,23 @@ class SQLStore(LedgerStore):
     def __init__(self):
         self._local = threading.local()
         self._walked = set()  # ledgers whose whole chain this process has verified
+
+    def _create_schema(self, statements, lock=()):
+        """Create the tables (if missing) and check they have this version's columns."""
+        with self._transaction() as execute:
+            for statement in lock:
+                execute(*statement)
+            for statement in SCHEMA + statements:
+                execute(statement)
+        try:
+            with self._transaction() as execute:
+                execute(f"SELECT {self._COLUMNS} FROM skdp_charges WHERE 1 = 0")
+        except Exception:  # the driver's own error type: the column list does not match
+            raise LedgerIntegrityError(
+                f"the ledger store {self.url} holds tables of another skdp version; use a "
+                "new store (or move the old one away) and keep the old file as the record "
+                "of what it spent."
+            ) from None
 
     def _connection(self):
         local = self._local

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from urllib.parse import urlsplit, urlunsplit
 
 from ...exceptions import LedgerIntegrityError
-from ._sql import SCHEMA, SQLStore
+from ._sql import SQLStore
 
 __all__ = ["PostgreSQLStore", "redact_url"]
 
@@ -58,10 +58,8 @@ class PostgreSQLStore(SQLStore):
             ) from None
         self._dsn = url
         self.url = redact_url(url)
-        with self._transaction() as execute:
-            execute("SELECT pg_advisory_xact_lock(?)", (_SCHEMA_LOCK_KEY,))
-            for statement in SCHEMA + _TRIGGER:
-                execute(statement)
+        self._create_schema(_TRIGGER, lock=[("SELECT pg_advisory_xact_lock(?)",
+                                             (_SCHEMA_LOCK_KEY,))])
 
     def _connect(self):
         import psycopg

@@ -17,7 +17,7 @@ import sqlite3
 from contextlib import contextmanager
 
 from ...exceptions import LedgerIntegrityError
-from ._sql import SCHEMA, SQLStore
+from ._sql import SQLStore
 
 __all__ = ["SQLiteStore"]
 
@@ -54,9 +54,7 @@ class SQLiteStore(SQLStore):
                 "PrivacyBudget(..., store='postgresql://…')."
             )
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        with self._transaction() as execute:
-            for statement in SCHEMA + _TRIGGERS:
-                execute(statement)
+        self._create_schema(_TRIGGERS)
 
     def _connect(self):
         conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None,
