@@ -22,7 +22,7 @@ def demo_row(rng, budget):
     Xq = rng.random((2000, 1))
     truth = Xq[:, 0] >= threshold
     clf = PrivatePredictor(Thresholds(), epsilon=eps, delta=delta, max_hard_queries=cap,
-                           budget=budget, random_state=rng).fit(X, y)
+                           classes=[0, 1], budget=budget, random_state=rng).fit(X, y)
     try:
         answers, note = clf.predict(Xq), ""
     except QueryBudgetExhaustedError as exc:
@@ -73,7 +73,8 @@ def perp_demo_row(rng, budget):
     stream = RobustPEPStream(1, gamma=gamma, adversary="challenge", random_state=rng)
     X, y = stream.sample(n)
     clf = RectanglesPERPClassifier(epsilon=eps, delta=delta, alpha=alpha, beta=beta,
-                                   gamma=gamma, budget=budget, random_state=rng,
+                                   gamma=gamma, classes=[0, 1], budget=budget,
+                                   random_state=rng,
                                    **overrides).fit(X, y)
     result = play_robust_pep(clf, stream, t1, block_size=2_000)
     D, truth = result["from_D"], result["truth"]
