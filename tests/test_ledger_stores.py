@@ -238,3 +238,28 @@ def test_a_store_of_another_schema_is_refused_not_reused(tmp_path):
     conn.close()
     with pytest.raises(LedgerIntegrityError, match="another skdp version"):
         PrivacyBudget(1.0, store=f"sqlite:///{path}")
+
+
+def test_charges_racing_the_move_to_a_shared_file_are_never_lost(tmp_path, monkeypatch):
+    """Threads keep spending while another thread pickles (and so moves) the ledger."""
+    import threading
+
+    monkeypatch.setenv("SKDP_LEDGER_DIR", str(tmp_path))
+    budget = PrivacyBudget(1e6)
+    done = []
+
+    def spend():
+        for _ in range(300):
+            budget.spend(1.0)
+            done.append(1)
+
+    threads = [threading.Thread(target=spend) for _ in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(0.01)
+    pickle.dumps(budget)  # moves the ledger to SQLite mid-stream
+    for t in threads:
+        t.join()
+    assert budget.store.startswith("sqlite:///")
+    assert len(budget.charges) == len(done) == 1200
+    assert budget.spent.epsilon == 1200.0 and budget.verify()

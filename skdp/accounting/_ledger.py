@@ -12,8 +12,8 @@ import threading
 import uuid
 import weakref
 
+from ..exceptions import LedgerIntegrityError, StaleStateError
 from .stores import open_store, promotion_url
-from .stores._base import integrity_error
 
 __all__ = ["Ledger", "StreamRecord"]
 
@@ -51,18 +51,24 @@ class Ledger:
         store.totals(ledger_id)  # LedgerIntegrityError if it is not there
         return cls(store, ledger_id)
 
+    def run(self, operation, *args, **kwargs):
+        """Call ``store.<operation>(id, ...)``; retried once on the new store if the
+        ledger moved (was promoted) while the call waited, which committed nothing."""
+        store = self.store
+        try:
+            return getattr(store, operation)(self.id, *args, **kwargs)
+        except LedgerIntegrityError:
+            if self.store is store:
+                raise
+            return getattr(self.store, operation)(self.id, *args, **kwargs)
+
     def promote(self):
         """Move a ``memory`` ledger to the shared SQLite store (once; then a no-op)."""
         with self._lock:
             if self.store.shared:
                 return
-            problem = self.store.verify(self.id)
-            if problem is not None:
-                raise integrity_error(self.id, problem)
             target = _open(promotion_url())
-            target.import_ledger(self.id, *self.store.totals(self.id),
-                                 self.store.charges(self.id), self.store.streams(self.id))
-            self.store.drop_ledger(self.id)
+            self.store.move_ledger(self.id, target)
             self.store = target
 
     def __copy__(self):
@@ -105,14 +111,19 @@ class StreamRecord:
         self.what = what
         self.id = uuid.uuid4().hex
         self.version = 0
-        ledger.store.create_stream(ledger.id, self.id)
+        ledger.run("create_stream", self.id)
 
     def advance(self):
-        self.version = self.ledger.store.advance_stream(self.id, self.version, self.what)
+        store = self.ledger.store
+        try:
+            self.version = store.advance_stream(self.id, self.version, self.what)
+        except StaleStateError:
+            if self.ledger.store is store:  # not a ledger that moved meanwhile
+                raise
+            self.version = self.ledger.store.advance_stream(self.id, self.version, self.what)
 
     def charge(self, epsilon, delta, label):
         """Pay (ε, δ) to the ledger and advance, atomically; return the charge's ``seq``."""
-        seq = self.ledger.store.charge(self.ledger.id, epsilon, delta, label,
-                                       stream=(self.id, self.version))
+        seq = self.ledger.run("charge", epsilon, delta, label, stream=(self.id, self.version))
         self.version += 1
         return seq

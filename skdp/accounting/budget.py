@@ -103,7 +103,7 @@ class PrivacyBudget:
                 self._ledger = Ledger.create(store, epsilon, delta, str(ledger_id))
             except Exception:  # created concurrently by another process: attach to it
                 self._ledger = Ledger.attach(store, str(ledger_id))
-        if self._ledger.store.totals(self._ledger.id) != (epsilon, delta):
+        if self._ledger.run("totals") != (epsilon, delta):
             raise ValueError(
                 f"ledger {ledger_id!r} in {self.store} has totals "
                 f"(ε={self.epsilon:g}, δ={self.delta:g}), not (ε={epsilon:g}, δ={delta:g})."
@@ -111,11 +111,11 @@ class PrivacyBudget:
 
     @property
     def epsilon(self):
-        return self._ledger.store.totals(self._ledger.id)[0]
+        return self._ledger.run("totals")[0]
 
     @property
     def delta(self):
-        return self._ledger.store.totals(self._ledger.id)[1]
+        return self._ledger.run("totals")[1]
 
     @property
     def store(self):
@@ -127,11 +127,11 @@ class PrivacyBudget:
 
     @property
     def spent(self):
-        return PrivacyCost(*self._ledger.store.spent(self._ledger.id))
+        return PrivacyCost(*self._ledger.run("spent"))
 
     @property
     def remaining(self):
-        total_eps, total_delta = self._ledger.store.totals(self._ledger.id)
+        total_eps, total_delta = self._ledger.run("totals")
         used = self.spent
         return PrivacyCost(max(total_eps - used.epsilon, 0.0),
                            max(total_delta - used.delta, 0.0))
@@ -139,7 +139,7 @@ class PrivacyBudget:
     @property
     def charges(self):
         return tuple((c.epsilon, c.delta, c.label or None)
-                     for c in self._ledger.store.charges(self._ledger.id))
+                     for c in self._ledger.run("charges"))
 
     def verify(self):
         """Check that no charge was deleted or altered; return True.
@@ -149,7 +149,7 @@ class PrivacyBudget:
         LedgerIntegrityError
             Naming the first charge that breaks the hash chain.
         """
-        problem = self._ledger.store.verify(self._ledger.id)
+        problem = self._ledger.run("verify")
         if problem is not None:
             raise integrity_error(self._ledger.id, problem)
         return True
@@ -159,7 +159,7 @@ class PrivacyBudget:
         epsilon = check_epsilon(epsilon, allow_zero=True)
         delta = check_delta(delta)
         left = self.remaining
-        total_eps, total_delta = self._ledger.store.totals(self._ledger.id)
+        total_eps, total_delta = self._ledger.run("totals")
         return (epsilon <= left.epsilon + 1e-12 * total_eps
                 and delta <= left.delta + 1e-12 * total_delta)
 
@@ -196,7 +196,7 @@ class PrivacyBudget:
         delta = check_delta(delta)
         if stream is not None:
             return stream.charge(epsilon, delta, label)
-        return self._ledger.store.charge(self._ledger.id, epsilon, delta, label)
+        return self._ledger.run("charge", epsilon, delta, label)
 
     def shares_ledger_with(self, other):
         """True if ``other`` is a handle on the same ledger (a copy of this budget)."""

@@ -70,6 +70,26 @@ class MemoryStore(LedgerStore):
             self._check_process()
             self._ledgers[ledger_id] = _MemoryLedger(epsilon, delta)
 
+    def move_ledger(self, ledger_id, target):
+        """Copy a ledger (verified) and its streams into ``target`` and forget it here.
+
+        One acquisition of the store's lock: no charge can land between the copy and
+        the drop (a charge that waited for the lock then finds the ledger gone and is
+        retried on ``target`` by its :class:`~skdp.accounting._ledger.Ledger`).
+        """
+        with self._lock:
+            ledger = self._get(ledger_id)
+            head = ledger.charges[-1].hash if ledger.charges else genesis_hash(
+                ledger_id, *ledger.totals)
+            problem = verify_chain(ledger_id, ledger.totals, ledger.charges,
+                                   len(ledger.charges), head)
+            if problem is not None:
+                raise integrity_error(ledger_id, problem)
+            target.import_ledger(ledger_id, *ledger.totals, ledger.charges, ledger.streams)
+            del self._ledgers[ledger_id]
+            for stream_id in ledger.streams:
+                self._stream_ledger.pop(stream_id, None)
+
     def drop_ledger(self, ledger_id):
         """Forget a ledger that moved to another store (see ``PrivacyBudget`` promotion)."""
         with self._lock:
