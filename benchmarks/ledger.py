@@ -416,13 +416,13 @@ def main(argv=None):
         "round-robin in one loop; ratios are median / memory's median. SQLite files live on "
         "the local disk (ext4 in a temp dir), `synchronous=FULL`: every committed charge "
         "waits for an fsync.",
-        "The SQL stores read and re-hash every earlier charge of the ledger on each spend "
-        "(chain verification), so their latency grows linearly with the ledger's length and "
-        "beyond a few hundred charges verification, not the commit, is most of it (on this "
-        "machine `budget.verify()` alone takes about 5 ms at 1000 charges on SQLite). The "
-        "memory store does not re-verify on spend (its ledger cannot be edited from outside "
-        "the process), but it still sums every earlier charge to check the cap, so it grows "
-        "too, more slowly.",
+        "Each charge checks the ledger's head only — the row count, the stored costs' SUM() "
+        "against the compensated running totals chained into the last row, the last row's "
+        "hash — so its Python work is constant; the SQL aggregate is linear in the ledger "
+        "but runs in the database. The whole chain is re-hashed by `budget.verify()` and "
+        "the first time a process charges a ledger. The memory store keeps the running "
+        "totals too, and does not re-check the chain on spend (it cannot be edited from "
+        "outside the process).",
         f"Concurrent: {n_procs} `spawn` processes, each attaching with "
         "`PrivacyBudget(cap, store=url, ledger_id=…)`, released together by a barrier; "
         "charges/s = committed charges / time from the start to the last committed charge; "
@@ -433,8 +433,8 @@ def main(argv=None):
         f"End-to-end: {repeats} repetitions of fit + predict per variant, run interleaved "
         "with the order rotated each repetition, after one warm-up each; the budgets are "
         "`PrivacyBudget(100, 1e-4, store=…)` (δ > 0 because the classifier charges its "
-        "default δ = 1e-6) and are made before the timing. A budgeted fit is three ledger "
-        "transactions (open a stream record, advance it, charge).",
+        "default δ = 1e-6) and are made before the timing. A budgeted fit is two ledger "
+        "transactions (open a stream record; then advance it and charge, in one).",
         pg_note,
         verdict,
     ]
