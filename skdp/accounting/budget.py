@@ -15,12 +15,13 @@ Semantics (every line is tested in tests/test_budget.py and tests/test_ledger_*.
   :class:`~skdp.exceptions.LedgerIntegrityError` naming the fix (a ``postgresql://``
   store). A process that inherits a ``memory`` ledger through ``fork`` without pickling
   cannot spend it (:class:`~skdp.exceptions.PrivacyError`).
-* A charge is one transaction — verify the ledger, check the remainder, append,
+* A charge is one transaction — check the ledger, check the remainder, append,
   commit — that completes before any data-dependent output leaves the call. Under
   concurrent processes it is atomic: the total is never exceeded. A process killed
   mid-charge either committed it or released nothing.
 * Charges are appended, never updated or deleted, and form a hash chain: a deleted or
-  edited row makes :meth:`PrivacyBudget.verify` raise and every later spend refuse.
+  edited row makes :meth:`PrivacyBudget.verify` raise; a deleted row or an edited cost
+  makes every later spend on a shared store refuse.
 
 A brand-new ledger is made only by constructing a ``PrivacyBudget`` (or naming a new
 ``ledger_id``).

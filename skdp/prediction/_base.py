@@ -28,9 +28,10 @@ The pattern (PERP predictors follow it too)
 * **Copies.** ``sklearn.base.clone`` returns an *unfitted* predictor (it cannot
   answer; refitting starts a new mechanism, which a shared ``budget`` accounts
   for). ``copy.deepcopy`` and pickling keep the fitted state and the *same*
-  ledger ``budget_`` (a deep copy of a ``PrivacyBudget`` is a handle on the same
-  ledger; unpickling re-attaches in-process and restores the spent amount
-  elsewhere), so all copies together can never release more than (ε, δ). Each
+  ledger ``budget_`` (a handle on one ledger, which lives in the store of
+  ``budget`` — or moves to this machine's shared SQLite file when pickled — so
+  copies in other processes charge it too), and all copies together can never
+  release more than (ε, δ). Each
   copy gets a **fresh random generator** and drops any half-used mechanism
   instance: two copies must never answer with the same noise, which would void
   the composition argument. Hence a copy's answers differ from the original's.
