@@ -263,3 +263,30 @@ def test_charges_racing_the_move_to_a_shared_file_are_never_lost(tmp_path, monke
     assert budget.store.startswith("sqlite:///")
     assert len(budget.charges) == len(done) == 1200
     assert budget.spent.epsilon == 1200.0 and budget.verify()
+
+
+_LOAD_AND_SPEND = """
+import pickle, sys
+budget = pickle.loads(sys.stdin.buffer.read())
+budget.spend(0.25, label="elsewhere")
+print(budget.remaining.epsilon)
+"""
+
+
+def test_a_pickled_postgresql_budget_carries_no_password(postgresql_db_url):
+    """A pickle names the server without the password; libpq's PGPASSWORD supplies it."""
+    from _postgres import PG_PASSWORD
+
+    budget = PrivacyBudget(1.0, store=postgresql_db_url)
+    blob = pickle.dumps(budget)
+    assert PG_PASSWORD.encode() not in blob and b"***" not in blob
+    env = {k: v for k, v in os.environ.items() if k != "PGPASSWORD"}
+    refused = subprocess.run([sys.executable, "-c", _LOAD_AND_SPEND], input=blob, env=env,
+                             capture_output=True)
+    assert refused.returncode != 0 and b"cannot reach the ledger store" in refused.stderr
+    assert PG_PASSWORD.encode() not in refused.stderr
+    done = subprocess.run([sys.executable, "-c", _LOAD_AND_SPEND], input=blob,
+                          env={**env, "PGPASSWORD": PG_PASSWORD}, capture_output=True,
+                          check=True)
+    assert float(done.stdout) == pytest.approx(0.75)
+    assert budget.spent.epsilon == pytest.approx(0.25)

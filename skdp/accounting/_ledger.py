@@ -22,7 +22,7 @@ _KNOWN_DSNS = {}  # redacted URL -> URL with password, for stores opened in this
 
 def _open(url, create=True):
     store = open_store(url, create=create)
-    _KNOWN_DSNS[store.url] = url
+    _KNOWN_DSNS[store.url] = _KNOWN_DSNS[store.portable_url] = url
     return store
 
 
@@ -79,8 +79,8 @@ class Ledger:
 
     def __reduce__(self):
         self.promote()
-        _ATTACHED.setdefault((self.store.url, self.id), self)
-        return (_attach, (self.store.url, self.id))
+        _ATTACHED.setdefault((self.store.portable_url, self.id), self)
+        return (_attach, (self.store.portable_url, self.id))
 
 
 # One Ledger object per (store, id) in a process, so handles loaded from several pickles

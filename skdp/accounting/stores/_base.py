@@ -187,12 +187,18 @@ class LedgerStore:
     """Interface of a ledger store; see the module docstring for the records it keeps.
 
     Subclasses implement every method below. ``url`` is the store's address with any
-    password removed (safe for a repr, a log line or an error message); ``shared`` says
+    password masked (safe for a repr, a log line or an error message), ``portable_url``
+    the address a pickle carries (no password; libpq finds it); ``shared`` says
     whether other processes can reach the store by that address.
     """
 
     url = ""
     shared = False
+
+    @property
+    def portable_url(self):
+        """The address a pickle carries (no secrets); by default :attr:`url`."""
+        return getattr(self, "_portable_url", self.url)
 
     def create_ledger(self, ledger_id, epsilon, delta):  # pragma: no cover - interface
         raise NotImplementedError

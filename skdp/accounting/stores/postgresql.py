@@ -29,15 +29,21 @@ _TRIGGER = (
 _SCHEMA_LOCK_KEY = 0x736B6470
 
 
-def redact_url(url):
-    """``url`` without its password (and without a ``password=`` query parameter)."""
+def redact_url(url, mask="***"):
+    """``url`` with its password (in the user info or a ``password=`` query parameter)
+    replaced by ``mask`` — or, with ``mask=None``, removed, which leaves libpq to find
+    it (``PGPASSWORD``, ``~/.pgpass``)."""
     parts = urlsplit(url)
     netloc = parts.netloc
     if "@" in netloc:
         userinfo, host = netloc.rsplit("@", 1)
         user = userinfo.split(":", 1)[0]
-        netloc = f"{user}:***@{host}" if ":" in userinfo else f"{user}@{host}"
-    query = re.sub(r"(?i)(password=)[^&]*", r"\1***", parts.query)
+        netloc = f"{user}:{mask}@{host}" if ":" in userinfo and mask else f"{user}@{host}"
+    if mask:
+        query = re.sub(r"(?i)(password=)[^&]*", rf"\g<1>{mask}", parts.query)
+    else:
+        query = "&".join(p for p in parts.query.split("&")
+                         if p and not p.lower().startswith("password="))
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
@@ -58,6 +64,10 @@ class PostgreSQLStore(SQLStore):
             ) from None
         self._dsn = url
         self.url = redact_url(url)
+        # What a pickle carries: no password at all (a masked one would be sent to the
+        # server); a process that did not open the store with its password gets it
+        # from libpq's environment.
+        self._portable_url = redact_url(url, mask=None)
         self._create_schema(_TRIGGER, lock=[("SELECT pg_advisory_xact_lock(?)",
                                              (_SCHEMA_LOCK_KEY,))])
 
