@@ -54,14 +54,14 @@ def public_bins(X):
 
 
 binning = FunctionTransformer(public_bins, validate=True)
-classes = threshold_class(n_bins)
+thresholds = threshold_class(n_bins)
 # (learner, input map): the private learners see the publicly binned feature
 learners = {
     "SGDClassifier (non-private)": (SGDClassifier(loss="log_loss", random_state=0), None),
     "private experts, ε = 1": (PrivateExpertsClassifier(
-        1.0, experts=classes, n_rounds=n_rows, random_state=0), public_bins),
+        1.0, experts=thresholds, n_rounds=n_rows, random_state=0), public_bins),
     "Alg 3 batch-sanitized, ε = 1": (BatchSanitizedOnlineClassifier(
-        1.0, hypothesis_class=classes, n_rounds=n_rows, random_state=0), public_bins),
+        1.0, hypothesis_class=thresholds, n_rounds=n_rows, random_state=0), public_bins),
 }
 errors = {name: [] for name in learners}
 for start in range(0, n_rows, block):
@@ -97,8 +97,8 @@ fig.savefig("online_agnostic.png", dpi=90)
 # stream and is charged to the same ledger, so the privacy loss of the whole search on
 # this dataset is accounted for.
 budget = PrivacyBudget(20.0)
-pipe = make_pipeline(binning, PrivateExpertsClassifier(experts=classes, budget=budget,
-                                                       random_state=0))
+pipe = make_pipeline(binning, PrivateExpertsClassifier(experts=thresholds, classes=[0, 1],
+                                                       budget=budget, random_state=0))
 search = GridSearchCV(pipe, {"privateexpertsclassifier__epsilon": [1.0, 4.0]}, cv=3)
 search.fit(X[:6000], y[:6000])
 print("best ε:", search.best_params_, "accuracy", round(search.best_score_, 3))

@@ -65,9 +65,10 @@ games = {
 def make_learners():
     return {
         "SOA (non-private)": SOAClassifier(thresholds),
-        f"DP-SOA ε={eps:g}": DPSOAClassifier(eps, 1e-6, thresholds, random_state=0),
+        f"DP-SOA ε={eps:g}": DPSOAClassifier(eps, 1e-6, thresholds, classes=[-1, 1],
+                                             random_state=0),
         f"Li–Wang–Ye ε={eps:g}": AdaptivePrivateOnlineClassifier(
-            eps, 1e-6, thresholds, n_rounds, random_state=0),
+            eps, 1e-6, thresholds, n_rounds, classes=[-1, 1], random_state=0),
     }
 
 
@@ -122,7 +123,8 @@ X = x[:, None]
 budget = PrivacyBudget(epsilon=12.0, delta=1e-5)
 private = make_pipeline(
     PublicBoundsClipper(0, n_domain - 1, scale=False),
-    AdaptivePrivateOnlineClassifier(eps, 1e-6, thresholds, budget=budget, random_state=0),
+    AdaptivePrivateOnlineClassifier(eps, 1e-6, thresholds, classes=[0, 1], budget=budget,
+                                    random_state=0),
 )
 baseline = make_pipeline(PublicBoundsClipper(0, n_domain - 1, scale=False),
                          SOAClassifier(thresholds))

@@ -54,7 +54,8 @@ X, y = stream.sample(need[(epsilon, "practical")])
 # turns the adversary's far-away queries into points on the box.
 clipper = PublicBoundsClipper(lower=0.0, upper=1.0, scale=False)
 perp = make_pipeline(clipper, RectanglesPERPClassifier(
-    epsilon=epsilon, delta=delta, alpha=alpha, beta=beta, gamma=gamma, random_state=0,
+    epsilon=epsilon, delta=delta, alpha=alpha, beta=beta, gamma=gamma, classes=[0, 1],
+    random_state=0,
 )).fit(X, y)
 tree = make_pipeline(clipper, DecisionTreeClassifier(random_state=0)).fit(X, y)
 

@@ -69,9 +69,10 @@ Xq, yq = sample(T)
 
 yan = make_pipeline(clipper, PrivatePredictor(Halfspaces(2), epsilon=epsilon, delta=delta,
                                               max_hard_queries=cap, mode="halfspace",
-                                              random_state=0)).fit(X, y)
+                                              classes=[0, 1], random_state=0)).fit(X, y)
 baseline = make_pipeline(clipper, SubsampleAggregatePredictor(
-    Halfspaces(2), epsilon=epsilon, delta=delta, n_queries=T, n_teachers=k, random_state=0
+    Halfspaces(2), epsilon=epsilon, delta=delta, n_queries=T, n_teachers=k, classes=[0, 1],
+    random_state=0,
 )).fit(X, y)
 plain = LogisticRegression().fit(X, y)
 
@@ -114,7 +115,7 @@ except QueryBudgetExhaustedError as exc:
 shared = PrivacyBudget(epsilon=4.0, delta=1e-5)
 cv_model = make_pipeline(clipper, PrivatePredictor(
     Halfspaces(2), epsilon=epsilon, delta=delta, max_hard_queries=cap, mode="halfspace",
-    budget=shared, random_state=None,
+    classes=[0, 1], budget=shared, random_state=None,
 ))
 scores = cross_val_score(cv_model, X, y, cv=3)
 print(f"3-fold accuracy {np.round(scores, 3)}; shared budget spent {shared.spent}")

@@ -51,9 +51,9 @@ learners = {
     "Winnow": WinnowClassifier(learning_rate=0.5),
     "ConfidentWinnow": ConfidentWinnowClassifier(learning_rate=0.5, margin=1.0),
     "DP-Winnow ε=1": DPWinnowClassifier(epsilon=1.0, margin=1.0, n_rounds=n_rows,
-                                        random_state=0),
+                                        classes=[0, 1], random_state=0),
     "DP-Winnow ε=4": DPWinnowClassifier(epsilon=4.0, margin=1.0, n_rounds=n_rows,
-                                        random_state=0),
+                                        classes=[0, 1], random_state=0),
 }
 curves = {name: [] for name in learners}
 with warnings.catch_warnings():
@@ -105,7 +105,7 @@ fig.savefig("plot_winnow.png", dpi=90)
 X_raw = rng.normal(scale=2.0, size=(20_000, 10))
 y_raw = (X_raw[:, 2] > 0).astype(int)
 private = make_pipeline(PublicBoundsClipper(-6.0, 6.0),
-                        DPWinnowClassifier(margin=0.3, random_state=0))
+                        DPWinnowClassifier(margin=0.3, classes=[0, 1], random_state=0))
 baseline = make_pipeline(StandardScaler(), Perceptron(random_state=0))
 
 budget = PrivacyBudget(epsilon=12.0, delta=1e-4)
