@@ -25,11 +25,12 @@ Budget semantics for estimators
   same seed reproduce a run. Without a budget, ``random_state`` is used as sklearn
   does, and a fixed integer seed warns once (:class:`~skdp.exceptions.PrivacyWarning`):
   two fits with one seed on neighbouring data share their noise.
-* Stateful private objects (a stream of an online learner, a predictor answering
-  queries, a decision list's ``partial_fit`` buffer) open a versioned stream record
-  in the budget's ledger (or in a private one): every transition is a
-  compare-and-swap, and a stale copy is refused with
-  :class:`~skdp.exceptions.StaleStateError`.
+* Stateful private objects (a stream of an online learner, a decision list's
+  ``partial_fit`` buffer) open a versioned stream record in the budget's ledger (or
+  in a private one): every transition is a compare-and-swap, and a stale copy is
+  refused with :class:`~skdp.exceptions.StaleStateError`. (Copies of a fitted
+  predictor instead drop the running mechanism and pay for a new one from the shared
+  ``budget_``; see :mod:`skdp.prediction._base`.)
 """
 
 import numbers
@@ -105,18 +106,26 @@ class PrivateEstimatorMixin:
             check_generator(random_state).integers(2**63))
         return np.random.default_rng([base, int(key)])
 
-    def _open_stream(self, ledger=None):
+    def _open_stream(self):
         """Open a versioned stream record for this object's private state.
 
-        In ``ledger`` (a :class:`~skdp.accounting._ledger.Ledger`), else in the budget's
-        ledger, else in a private one (which still catches stale in-process copies and,
-        once pickled, stale copies in other processes of this machine).
+        In the budget's ledger, else in a private one (which still catches stale
+        in-process copies and, once pickled, stale copies in other processes of this
+        machine).
         """
-        if ledger is None:
-            budget = getattr(self, "budget", None)
-            ledger = budget._ledger if budget is not None else Ledger.create(
-                "memory", 0.0, 0.0)
+        budget = getattr(self, "budget", None)
+        ledger = budget._ledger if budget is not None else Ledger.create("memory", 0.0, 0.0)
         return StreamRecord(ledger, f"This fitted {type(self).__name__}")
+
+    def _begin_stream(self, epsilon, delta, from_fit):
+        """Start a stream that pays (ε, δ) once: open its record, charge (advancing it
+        in the same transaction), and draw the stream's seed ``_entropy`` from the
+        release's generator. Nothing changes if the budget cannot pay."""
+        stream = self._open_stream()
+        key = self._charge(epsilon, delta, "fit" if from_fit else "partial_fit stream",
+                           accumulate=False, stream=stream)
+        self._stream = stream
+        self._entropy = int(self._release_generator(key).integers(2**63))
 
 
 _FIXED_SEED_WARNED = []

@@ -31,7 +31,7 @@ from .._validation import check_delta, check_epsilon
 from ..exceptions import LedgerIntegrityError
 from ._ledger import Ledger
 from .composition import PrivacyCost
-from .stores._base import integrity_error
+from .stores._base import fits, integrity_error
 
 __all__ = ["PrivacyBudget"]
 
@@ -159,10 +159,7 @@ class PrivacyBudget:
         """True if a charge of (ε, δ) would fit now."""
         epsilon = check_epsilon(epsilon, allow_zero=True)
         delta = check_delta(delta)
-        left = self.remaining
-        total_eps, total_delta = self._ledger.run("totals")
-        return (epsilon <= left.epsilon + 1e-12 * total_eps
-                and delta <= left.delta + 1e-12 * total_delta)
+        return fits(self._ledger.run("totals"), self.spent, epsilon, delta)
 
     def spend(self, epsilon, delta=0.0, *, label=None):
         """Charge (ε, δ) to the budget, atomically.

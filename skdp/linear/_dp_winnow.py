@@ -227,13 +227,9 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
             horizon = self.n_rounds or (n if from_fit else DEFAULT_STREAM_HORIZON)
             epsilon, delta, params = self._resolve_parameters(X.shape[1], horizon)
             beyond = self._check_horizon(0, n, horizon)  # may refuse: before the charge
-            stream = self._open_stream()
-            key = self._charge(epsilon, delta, "fit" if from_fit else "partial_fit stream",
-                               accumulate=False, stream=stream)
-            self._stream = stream
+            self._begin_stream(epsilon, delta, from_fit)
             self.parameters_ = params
             self.n_rounds_ = horizon
-            self._entropy = int(self._release_generator(key).integers(2**63))
             self._generators = (np.random.Generator(np.random.Philox(key=0)),
                                 np.random.Generator(np.random.Philox(key=1)))
             self._horizon_warned = False

@@ -275,12 +275,7 @@ class PrivateOnlineDomainClassifier(PrivateEstimatorMixin, OnlineDomainClassifie
 
     def _before_block(self, n_rows, first_call, from_fit, plan):
         if first_call:
-            epsilon, delta = self._stream_cost(plan)
-            stream = self._open_stream()
-            key = self._charge(epsilon, delta, "fit" if from_fit else "partial_fit stream",
-                               accumulate=False, stream=stream)
-            self._stream = stream
-            self._entropy = int(self._release_generator(key).integers(2**63))
+            self._begin_stream(*self._stream_cost(plan), from_fit)
             self._rng_cache = None
             self.updates_stopped_ = False
             self.stop_reason_ = None

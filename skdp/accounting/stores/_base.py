@@ -55,9 +55,20 @@ class Charge(NamedTuple):
     hash: str
 
     @property
+    def running(self):
+        """(total_epsilon, total_delta, comp_epsilon, comp_delta): what the hash covers
+        besides the charge itself."""
+        return (self.total_epsilon, self.total_delta, self.comp_epsilon, self.comp_delta)
+
+    @property
     def spent(self):
         """(ε, δ) up to and including this charge: the running sums, compensated."""
         return (self.total_epsilon + self.comp_epsilon, self.total_delta + self.comp_delta)
+
+
+def spent_after(last):
+    """(ε, δ) spent once ``last`` is committed (``None``: nothing yet)."""
+    return (0.0, 0.0) if last is None else last.spent
 
 
 def _digest(*parts):
@@ -90,8 +101,7 @@ def next_charge(ledger_id, totals, last, epsilon, delta, label):
     if last is None:
         seq, prev, run = 0, genesis_hash(ledger_id, *totals), (0.0, 0.0, 0.0, 0.0)
     else:
-        seq, prev = last.seq + 1, last.hash
-        run = (last.total_epsilon, last.total_delta, last.comp_epsilon, last.comp_delta)
+        seq, prev, run = last.seq + 1, last.hash, last.running
     total_eps, comp_eps = _neumaier(run[0], run[2], epsilon)
     total_delta, comp_delta = _neumaier(run[1], run[3], delta)
     run = (total_eps, total_delta, comp_eps, comp_delta)
@@ -136,7 +146,7 @@ def check_head(ledger_id, totals, head_count, head_hash, last, count, sums):
     if last.seq != head_count - 1 or last.hash != head_hash:
         return "its last charge is missing or the head was altered"
     if last.hash != charge_hash(ledger_id, last.seq, last.epsilon, last.delta, last.label,
-                                last[4:8], last.prev_hash):
+                                last.running, last.prev_hash):
         return f"charge #{last.seq} was altered after it was recorded"
     for stored, chained in zip(sums, last.spent, strict=True):
         if abs(stored - chained) > _SUM_TOL * max(1.0, abs(chained)):
@@ -149,6 +159,12 @@ def spent(charges):
     return (math.fsum(c.epsilon for c in charges), math.fsum(c.delta for c in charges))
 
 
+def fits(totals, used, epsilon, delta):
+    """True if a charge of (ε, δ) fits in ``totals`` after ``used`` was spent."""
+    return (used[0] + epsilon <= totals[0] * (1 + _REL_TOL)
+            and used[1] + delta <= totals[1] * (1 + _REL_TOL))
+
+
 def check_fits(totals, last, epsilon, delta, label):
     """Raise :class:`BudgetExhaustedError` unless a charge of (ε, δ) fits after ``last``.
 
@@ -156,9 +172,8 @@ def check_fits(totals, last, epsilon, delta, label):
     exact to within a couple of rounding errors however many charges there are).
     Nothing is changed.
     """
-    used_eps, used_delta = (0.0, 0.0) if last is None else last.spent
-    if (used_eps + epsilon <= totals[0] * (1 + _REL_TOL)
-            and used_delta + delta <= totals[1] * (1 + _REL_TOL)):
+    used_eps, used_delta = spent_after(last)
+    if fits(totals, (used_eps, used_delta), epsilon, delta):
         return
     raise BudgetExhaustedError(
         f"cannot spend (ε={epsilon:g}, δ={delta:g})" + (f" for {label}" if label else "")
@@ -186,10 +201,11 @@ def stale_error(what):
 class LedgerStore:
     """Interface of a ledger store; see the module docstring for the records it keeps.
 
-    Subclasses implement every method below. ``url`` is the store's address with any
-    password masked (safe for a repr, a log line or an error message), ``portable_url``
-    the address a pickle carries (no password; libpq finds it); ``shared`` says
-    whether other processes can reach the store by that address.
+    Subclasses implement the methods below (``import_ledger``: shared stores only).
+    ``url`` is the store's address with any password masked (safe for a repr, a log line
+    or an error message), ``portable_url`` the address a pickle carries (no password;
+    libpq finds it); ``shared`` says whether other processes can reach the store by that
+    address.
     """
 
     url = ""
@@ -237,7 +253,9 @@ class LedgerStore:
         raise NotImplementedError
 
     def import_ledger(self, ledger_id, epsilon, delta, charges, streams):  # pragma: no cover
-        """Copy a ledger, its charges (chain intact) and its streams into this store."""
+        """Copy a ledger, its charges (chain intact) and its streams into this store.
+
+        Shared stores only: they are where a ``memory`` ledger moves when pickled."""
         raise NotImplementedError
 
     def streams(self, ledger_id):  # pragma: no cover - interface

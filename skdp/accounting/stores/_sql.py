@@ -18,6 +18,7 @@ from ._base import (
     genesis_hash,
     integrity_error,
     next_charge,
+    spent_after,
     stale_error,
     verify_chain,
 )
@@ -53,8 +54,9 @@ SCHEMA = (
 
 class SQLStore(LedgerStore):
     """Base of the SQL stores. Subclasses set ``placeholder``, ``lock_suffix`` and
-    implement ``_connect`` (a new DB-API connection), ``_begin(conn)`` (a context
-    manager around one write transaction) and ``_create_schema(conn)``.
+    ``url``, implement ``_connect`` (a new DB-API connection) and ``_begin(conn)`` (a
+    context manager around one write transaction), and call :meth:`_create_schema`
+    with their append-only trigger statements.
 
     Connections are per process and per thread: a connection is never shared across
     ``fork`` or between threads.
@@ -133,9 +135,7 @@ class SQLStore(LedgerStore):
         count, sum_eps, sum_delta = execute(
             "SELECT COUNT(*), COALESCE(SUM(epsilon), 0), COALESCE(SUM(delta), 0) "
             "FROM skdp_charges WHERE ledger_id = ?", (ledger_id,)).fetchone()
-        row = execute(f"SELECT {self._COLUMNS} FROM skdp_charges WHERE ledger_id = ? "
-                      "AND seq = ?", (ledger_id, head_count - 1)).fetchone()
-        last = None if row is None else self._charge_row(row)
+        last = self._last_charge(execute, ledger_id, head_count)
         problem = check_head(ledger_id, totals, head_count, head_hash, last, int(count),
                              (float(sum_eps), float(sum_delta)))
         if problem is None and ledger_id not in self._walked:
@@ -144,6 +144,11 @@ class SQLStore(LedgerStore):
             if problem is None:
                 self._walked.add(ledger_id)
         return totals, last, problem
+
+    def _last_charge(self, execute, ledger_id, head_count):
+        row = execute(f"SELECT {self._COLUMNS} FROM skdp_charges WHERE ledger_id = ? "
+                      "AND seq = ?", (ledger_id, head_count - 1)).fetchone()
+        return None if row is None else self._charge_row(row)
 
     # ------------------------------------------------------------------ interface
     def create_ledger(self, ledger_id, epsilon, delta):
@@ -177,10 +182,7 @@ class SQLStore(LedgerStore):
     def spent(self, ledger_id):
         with self._transaction() as execute:
             _, head_count, _ = self._locked_ledger(execute, ledger_id)
-            row = execute(f"SELECT {self._COLUMNS} FROM skdp_charges "
-                          "WHERE ledger_id = ? AND seq = ?",
-                          (ledger_id, head_count - 1)).fetchone()
-        return (0.0, 0.0) if row is None else self._charge_row(row).spent
+            return spent_after(self._last_charge(execute, ledger_id, head_count))
 
     def streams(self, ledger_id):
         with self._transaction() as execute:

@@ -22,6 +22,7 @@ from ._base import (
     genesis_hash,
     integrity_error,
     next_charge,
+    spent_after,
     stale_error,
     verify_chain,
 )
@@ -79,23 +80,28 @@ class MemoryStore(LedgerStore):
         """
         with self._lock:
             ledger = self._get(ledger_id)
-            head = ledger.charges[-1].hash if ledger.charges else genesis_hash(
-                ledger_id, *ledger.totals)
-            problem = verify_chain(ledger_id, ledger.totals, ledger.charges,
-                                   len(ledger.charges), head)
+            problem = self._problem(ledger_id, ledger)
             if problem is not None:
                 raise integrity_error(ledger_id, problem)
             target.import_ledger(ledger_id, *ledger.totals, ledger.charges, ledger.streams)
-            del self._ledgers[ledger_id]
-            for stream_id in ledger.streams:
-                self._stream_ledger.pop(stream_id, None)
+            self._forget(ledger_id)
 
     def drop_ledger(self, ledger_id):
-        """Forget a ledger that moved to another store (see ``PrivacyBudget`` promotion)."""
+        """Forget a ledger nobody holds any more (a no-op once it moved elsewhere)."""
         with self._lock:
-            ledger = self._ledgers.pop(ledger_id, None)
-            for stream_id in ledger.streams if ledger else ():
-                self._stream_ledger.pop(stream_id, None)
+            self._forget(ledger_id)
+
+    def _forget(self, ledger_id):
+        ledger = self._ledgers.pop(ledger_id, None)
+        for stream_id in ledger.streams if ledger else ():
+            self._stream_ledger.pop(stream_id, None)
+
+    @staticmethod
+    def _problem(ledger_id, ledger):
+        head = ledger.charges[-1].hash if ledger.charges else genesis_hash(
+            ledger_id, *ledger.totals)
+        return verify_chain(ledger_id, ledger.totals, ledger.charges, len(ledger.charges),
+                            head)
 
     def totals(self, ledger_id):
         with self._lock:
@@ -111,23 +117,22 @@ class MemoryStore(LedgerStore):
 
     def spent(self, ledger_id):
         with self._lock:
-            charges = self._get(ledger_id).charges
-            return charges[-1].spent if charges else (0.0, 0.0)
+            return spent_after(self._last(self._get(ledger_id)))
 
     def verify(self, ledger_id):
         with self._lock:
-            ledger = self._get(ledger_id)
-            head = ledger.charges[-1].hash if ledger.charges else genesis_hash(
-                ledger_id, *ledger.totals)
-            return verify_chain(ledger_id, ledger.totals, ledger.charges,
-                                len(ledger.charges), head)
+            return self._problem(ledger_id, self._get(ledger_id))
+
+    @staticmethod
+    def _last(ledger):
+        return ledger.charges[-1] if ledger.charges else None
 
     def charge(self, ledger_id, epsilon, delta, label, stream=None):
         with self._lock:
             ledger = self._get(ledger_id)
             # Memory cannot be edited from outside the process, so the chain is not
             # re-checked here (it is on promotion and by verify()).
-            last = ledger.charges[-1] if ledger.charges else None
+            last = self._last(ledger)
             check_fits(ledger.totals, last, epsilon, delta, label)
             if stream is not None:
                 self._cas(stream[0], stream[1], label)
@@ -152,12 +157,3 @@ class MemoryStore(LedgerStore):
             raise stale_error(what)
         streams[stream_id] = expected_version + 1
         return expected_version + 1
-
-    def import_ledger(self, ledger_id, epsilon, delta, charges, streams):
-        with self._lock:
-            self._check_process()
-            ledger = _MemoryLedger(epsilon, delta)
-            ledger.charges = list(charges)
-            ledger.streams = dict(streams)
-            self._ledgers[ledger_id] = ledger
-            self._stream_ledger.update(dict.fromkeys(streams, ledger_id))

@@ -2,7 +2,7 @@
 
 psycopg 3 (``pip install "skdp[postgresql]"``), the same schema as the SQLite store.
 A charge is one transaction that locks the ledger's row (``SELECT … FOR UPDATE``),
-verifies the chain, checks the remainder and appends, so concurrent spenders on any
+checks the ledger's head, checks the remainder and appends, so concurrent spenders on any
 number of machines are serialised per ledger. A trigger refuses ``UPDATE`` and
 ``DELETE`` on charges; the hash chain catches an edit made around it.
 
@@ -78,10 +78,9 @@ class PostgreSQLStore(SQLStore):
             return psycopg.connect(self._dsn, autocommit=True)
         except psycopg.Error as exc:
             # psycopg's message may quote the connection string; never show the password.
-            message = str(exc).replace(self._dsn, self.url)
             raise LedgerIntegrityError(
                 f"cannot reach the ledger store {self.url}: {type(exc).__name__}: "
-                f"{_scrub(message, self._dsn)}"
+                f"{_scrub(str(exc), self._dsn)}"
             ) from None
 
     @contextmanager
