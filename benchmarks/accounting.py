@@ -52,7 +52,11 @@ def estimator_rows(epsilons):
         row.setdefault("better", "higher")
         paper, tight = row["paper"], row["tight"]
         if not row.get("factor"):
-            row["factor"] = (tight / paper if row["better"] == "higher" else paper / tight) if paper and tight else None
+            row["factor"] = (
+                (tight / paper if row["better"] == "higher" else paper / tight)
+                if paper and tight
+                else None
+            )
     return rows
 
 
@@ -66,7 +70,9 @@ def _dp_accounting_epsilon(events):
     for event, count in events:
         kind = type(event)
         if kind is Laplace:
-            one = pld.from_laplace_mechanism(1.0 / event.epsilon, value_discretization_interval=1e-4)
+            one = pld.from_laplace_mechanism(
+                1.0 / event.epsilon, value_discretization_interval=1e-4
+            )
         elif kind is Gaussian:
             one = pld.from_gaussian_mechanism(event.sigma, value_discretization_interval=1e-4)
         else:
@@ -100,16 +106,20 @@ def accuracy_rows():
         if len(events) == 1 and type(events[0][0]) is PureDP:
             event, count = events[0]
             exact = optimal_composition(event.epsilon, 0.0, count, DELTA).epsilon
-        rows.append({
-            "composition": name,
-            "tight": acc.epsilon(DELTA),
-            "pld": upper,
-            "pld_lower": lower,
-            "rdp": account(events, "rdp").epsilon(DELTA),
-            "advanced": account(events, "advanced").epsilon(DELTA) if "Gaussian" not in name else None,
-            "exact": exact,
-            "dp_accounting": _dp_accounting_epsilon(events),
-        })
+        rows.append(
+            {
+                "composition": name,
+                "tight": acc.epsilon(DELTA),
+                "pld": upper,
+                "pld_lower": lower,
+                "rdp": account(events, "rdp").epsilon(DELTA),
+                "advanced": account(events, "advanced").epsilon(DELTA)
+                if "Gaussian" not in name
+                else None,
+                "exact": exact,
+                "dp_accounting": _dp_accounting_epsilon(events),
+            }
+        )
     return rows
 
 
@@ -136,19 +146,27 @@ def cost_rows(repeats):
 
     rows = []
     for name, events in COST_CASES.items():
+
         def run(events=events):
             accountant._account.cache_clear()
             return account(events).epsilon(DELTA)
 
-        rows.append({"task": f"account: {name}", "seconds": _seconds(run, repeats), "epsilon": run()})
+        rows.append(
+            {"task": f"account: {name}", "seconds": _seconds(run, repeats), "epsilon": run()}
+        )
     plan = [PlanItem(PureDP, count=100), PlanItem(BoundedRange, count=9900, weight=0.5)]
 
     def calibrated():
         accountant._account.cache_clear()
         return calibrate_plan(plan, 1.0, DELTA)
 
-    rows.append({"task": "calibrate_plan: 100 SVT + 9,900 EM", "seconds": _seconds(calibrated, repeats),
-                 "epsilon": calibrated().epsilon})
+    rows.append(
+        {
+            "task": "calibrate_plan: 100 SVT + 9,900 EM",
+            "seconds": _seconds(calibrated, repeats),
+            "epsilon": calibrated().epsilon,
+        }
+    )
     for row in rows:
         row["target"] = "PASS" if row["seconds"] < 1.0 else "FAIL"
     return rows
@@ -164,29 +182,63 @@ def main(argv=None):
 
     def plot(path):
         shown = [r for r in rows if r["factor"]]
-        bar_chart(path, [f"{r['estimator']}: {r['parameter']} (ε={r['epsilon']:g})" for r in shown],
-                  [r["factor"] for r in shown], title="Tight accountant vs paper accounting",
-                  xlabel="improvement factor (> 1 is better)", log=True, reference=1.0)
+        bar_chart(
+            path,
+            [f"{r['estimator']}: {r['parameter']} (ε={r['epsilon']:g})" for r in shown],
+            [r["factor"] for r in shown],
+            title="Tight accountant vs paper accounting",
+            xlabel="improvement factor (> 1 is better)",
+            log=True,
+            reference=1.0,
+        )
 
     write_report(
-        "accounting", rows,
-        {"estimator": "estimator", "parameter": "parameter", "epsilon": "ε", "paper": "paper",
-         "tight": "tight", "factor": "factor", "better": "better"},
-        out_dir=out, title="Per-mechanism parameters: paper accounting vs tight accountant (δ = 1e-6)",
-        notes=["factor > 1: the tight accountant gives the mechanism more ε (or needs fewer rows/teachers)."],
+        "accounting",
+        rows,
+        {
+            "estimator": "estimator",
+            "parameter": "parameter",
+            "epsilon": "ε",
+            "paper": "paper",
+            "tight": "tight",
+            "factor": "factor",
+            "better": "better",
+        },
+        out_dir=out,
+        title="Per-mechanism parameters: paper accounting vs tight accountant (δ = 1e-6)",
+        notes=[
+            "factor > 1: the tight accountant gives the mechanism more ε"
+            " (or needs fewer rows/teachers)."
+        ],
         plot=plot if rows else None,
     )
     write_report(
-        "accounting_accuracy", accuracy_rows(),
-        {"composition": "composition", "tight": "tight", "pld": "PLD (upper)", "pld_lower": "PLD (lower)",
-         "rdp": "RDP", "advanced": "advanced", "exact": "exact (KOV)", "dp_accounting": "dp-accounting"},
-        out_dir=out, title="Reported ε at δ = 1e-6 (never below the exact value)",
-        notes=["dp-accounting: pessimistic PLD with value_discretization_interval 1e-4 (blank: not installed)."],
+        "accounting_accuracy",
+        accuracy_rows(),
+        {
+            "composition": "composition",
+            "tight": "tight",
+            "pld": "PLD (upper)",
+            "pld_lower": "PLD (lower)",
+            "rdp": "RDP",
+            "advanced": "advanced",
+            "exact": "exact (KOV)",
+            "dp_accounting": "dp-accounting",
+        },
+        out_dir=out,
+        title="Reported ε at δ = 1e-6 (never below the exact value)",
+        notes=[
+            "dp-accounting: pessimistic PLD, value_discretization_interval 1e-4"
+            " (blank: not installed)."
+        ],
     )
     cost = cost_rows(1 if args.quick else 5)
     write_report(
-        "accounting_cost", cost, {"task": "task", "seconds": "s (median)", "epsilon": "ε", "target": "< 1 s"},
-        out_dir=out, title="Cost of the accountant",
+        "accounting_cost",
+        cost,
+        {"task": "task", "seconds": "s (median)", "epsilon": "ε", "target": "< 1 s"},
+        out_dir=out,
+        title="Cost of the accountant",
     )
     print(markdown_table(cost, {"task": "task", "target": "< 1 s"}), file=sys.stderr)
     return 0 if all(r["target"] == "PASS" for r in cost) else 1
