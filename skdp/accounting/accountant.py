@@ -202,8 +202,13 @@ def account(items, method="tight"):
 
     Privacy
     -------
-    Running the events' mechanisms in sequence, each possibly chosen from the
-    outputs of the earlier ones, is (``acc.epsilon(δ)``, δ)-DP for every δ.
+    Running the events' mechanisms in sequence is (``acc.epsilon(δ)``, δ)-DP for every
+    δ, when each mechanism's *input* may depend on the outputs of the earlier ones
+    (adaptive composition) and the run may stop early, but the sequence of events —
+    which event runs at step i, with which parameters — is fixed before the run. If the
+    choice of the next event itself depends on earlier outputs (a privacy filter), only
+    ``method="rdp"`` and ``"basic"`` remain valid as stated (Feldman & Zrnic 2021; Rogers
+    et al. 2016); the PLD's optimal composition does not carry over.
 
     Examples
     --------
