@@ -46,7 +46,7 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
     epsilon : float, default=1.0
         ε of the whole stream (every prediction of every round).
     delta : float, default=1e-6
-        δ ∈ (0, 1) of the whole stream (advanced composition needs δ > 0).
+        δ ∈ (0, 1) of the whole stream (the composition of K·(m + 1) mechanisms needs δ > 0).
     margin : float, default=0.1
         ρ ∈ (0, 1], the assumed margin of the target (utility only: it sizes m and K).
     n_rounds : int, optional
@@ -95,7 +95,7 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
     weights_ : ndarray of shape (n_coords,)
         The released w̃ (multiples of 1/m).
     parameters_ : DPWinnowParameters
-        K, m, η, ε̂, L and the two layers' ε.
+        K, m, η, ε̂, L, the accounting used and the ε it certifies.
     n_rounds_ : int
         The horizon T used.
     n_updates_ : int
@@ -110,12 +110,14 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
     Notes
     -----
     Which defaults are whose: ``confidence=0.5`` and, with ``setting="theory"``,
-    K, m, η, ε̂ and L are Bun & Fang's (Thm 11–12, Lemma 13). ``setting="practical"``
-    (the default) keeps the paper's accounting and K fixed point but uses
+    K, m, L and the ε̂ : η ratio are Bun & Fang's (Thm 11–12, Lemma 13).
+    ``setting="practical"`` (the default) keeps the paper's K fixed point but uses
     m = ⌈1/ρ⌉ and L = 1/ε̂ — practical choices, because the paper's constants do not
     update at all within 10⁶ rows for any ρ < 1 (see
     :func:`~skdp.linear.solve_dp_winnow_parameters`). ``margin=0.1``, ``beta=0.05``,
-    ``delta=1e-6`` and the horizon policy are practical defaults. Privacy is
+    ``delta=1e-6`` and the horizon policy are practical defaults. In both settings ε̂
+    and η come from the tight accountant, ≈ 2× the paper's two-layer split at the
+    same K (and K, the Thm 12 fixed point for that η, ≈ 4–5× smaller). Privacy is
     (ε, δ) in every setting; only utility constants change.
 
     Internal, non-private state lives in private attributes that must not be released:
@@ -132,9 +134,14 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
     (ε, δ)-DP for the whole sequence of released weights and predictions, for
     *every* stream — realizable or not — against neighbouring streams that differ in
     one row: Bun & Fang, Thm 11 (Appendix C): at most K AboveThreshold instances
-    (ε̂-DP each) and mK exponential-mechanism draws (4η-DP each — the paper counts
-    2η, which holds only for {0, 1} features; skdp calibrates for 4η), each layer
-    composed by advanced composition with δ/2. The cap K is enforced, not assumed.
+    (ε̂-DP each) and mK exponential-mechanism draws (4η-bounded-range each — the paper
+    counts 2η, which holds only for {0, 1} features; skdp calibrates for 4η). ε̂ and η
+    are calibrated jointly by the tight accountant
+    (:func:`skdp.accounting.calibrate_plan`, the paper's relative weights); the
+    paper's split — each layer (ε/2, δ/2) by advanced composition — is
+    ``solve_dp_winnow_parameters(..., accounting="paper")``, and
+    ``parameters_.accounting`` / ``parameters_.privacy_events`` record what was used.
+    The cap K is enforced, not assumed.
     ``fit`` and the first ``partial_fit`` of a stream charge (ε, δ); later
     ``partial_fit`` calls continue the same release and cost nothing more. The
     fitted object also holds *private* state needed to continue the stream (the

@@ -1,10 +1,15 @@
-"""The Thm 11–12 solver: fixed point, accounting, and infeasibility reports."""
+"""The Thm 11–12 solver: fixed point, accounting, and infeasibility reports.
+
+``accounting="paper"`` is checked against Thm 11's formulas and two-layer advanced
+composition; ``"tight"`` (the default) against the tight accountant
+(tests/linear/test_dp_winnow_tight_accounting.py has the comparisons between them).
+"""
 
 import math
 
 import pytest
 
-from skdp.accounting import advanced_composition
+from skdp.accounting import account, advanced_composition
 from skdp.exceptions import PrivacyParameterError
 from skdp.linear import solve_dp_winnow_parameters
 
@@ -19,12 +24,25 @@ def _layers_fit(p, epsilon, delta):
     return svt + em <= epsilon * (1 + 1e-9)
 
 
+def _fits(p, epsilon, delta):
+    """The guarantee of whichever accounting p was calibrated by."""
+    if p.accounting == "paper":
+        return _layers_fit(p, epsilon, delta)
+    # the tight accountant's Rényi bound alone (valid at any count), or its full "tight"
+    # bound where the plan is small enough for the privacy-loss distribution
+    small = p.max_updates * (p.n_samples + 1) <= 10**8
+    spent = account(p.privacy_events, method="tight" if small else "rdp").epsilon(delta)
+    return spent <= epsilon * (1 + 1e-9)
+
+
 @pytest.mark.parametrize("epsilon", [0.3, 0.9])
 @pytest.mark.parametrize("margin", [1.0, 0.5])
 def test_theory_fixed_point_and_paper_formulas(epsilon, margin):
     delta, T, d, beta = 1e-6, 10, 4, 0.5
-    p = solve_dp_winnow_parameters(epsilon, delta, margin, T, d, beta=beta, setting="theory")
+    p = solve_dp_winnow_parameters(epsilon, delta, margin, T, d, beta=beta, setting="theory",
+                                   accounting="paper")
     assert p.feasible, p.reason
+    assert p.accounting == "paper"
     K, m, eta = p.max_updates, p.n_samples, p.learning_rate
     log2d = math.log(2 / delta)
     assert m == math.ceil(2 * math.log(2 * T / beta) / (0.25 * margin**2))  # Lemma 13, c=½
@@ -40,19 +58,22 @@ def test_theory_fixed_point_and_paper_formulas(epsilon, margin):
     assert _layers_fit(p, epsilon, delta)
 
 
+@pytest.mark.parametrize("accounting", ["paper", "tight"])
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 4.0])
 @pytest.mark.parametrize("margin", [1.0, 1 / 3, 0.1])
-def test_practical_fixed_point_and_accounting(epsilon, margin):
+def test_practical_fixed_point_and_accounting(epsilon, margin, accounting):
     delta, d = 1e-6, 202
-    p = solve_dp_winnow_parameters(epsilon, delta, margin, 10**6, d)
-    assert p.feasible and p.setting == "practical"
+    p = solve_dp_winnow_parameters(epsilon, delta, margin, 10**6, d, accounting=accounting)
+    assert p.feasible and p.setting == "practical" and p.accounting == accounting
     assert p.n_samples % 2 == 1 and p.n_samples >= min(math.ceil(1 / margin), 63)
     assert p.threshold == pytest.approx(1 / p.svt_epsilon)
-    assert _layers_fit(p, epsilon, delta)
+    assert _fits(p, epsilon, delta)
+    assert p.epsilon_spent <= epsilon * (1 + 1e-9)
     # least fixed point: K satisfies Thm 12's bound for its own η; K − 1 does not
     def ok(k):
         e = solve_dp_winnow_parameters(epsilon, delta, margin, 10**6, d, max_updates=k,
-                                       n_samples=p.n_samples).learning_rate
+                                       n_samples=p.n_samples,
+                                       accounting=accounting).learning_rate
         gap = e * margin - e * e
         return gap > 0 and k >= 2 * math.log(d) / gap
 
@@ -62,18 +83,22 @@ def test_practical_fixed_point_and_accounting(epsilon, margin):
         assert ok(p.max_updates) and not ok(p.max_updates - 1)
 
 
-def test_overrides_recalibrate_privacy():
+@pytest.mark.parametrize("accounting", ["paper", "tight"])
+def test_overrides_recalibrate_privacy(accounting):
     p = solve_dp_winnow_parameters(1.0, 1e-6, 0.5, 1000, 10, max_updates=7, n_samples=3,
-                                   threshold=2.5)
+                                   threshold=2.5, accounting=accounting)
     assert (p.max_updates, p.n_samples, p.threshold) == (7, 3, 2.5)
-    assert _layers_fit(p, 1.0, 1e-6)
-    q = solve_dp_winnow_parameters(1.0, 1e-6, 0.5, 1000, 10, max_updates=70, n_samples=3)
+    assert _fits(p, 1.0, 1e-6)
+    q = solve_dp_winnow_parameters(1.0, 1e-6, 0.5, 1000, 10, max_updates=70, n_samples=3,
+                                   accounting=accounting)
     assert q.svt_epsilon < p.svt_epsilon and q.learning_rate < p.learning_rate
 
 
-def test_privacy_does_not_depend_on_horizon():
-    a = solve_dp_winnow_parameters(1.0, 1e-6, 0.5, 10, 10, max_updates=50)
-    b = solve_dp_winnow_parameters(1.0, 1e-6, 0.5, 10**9, 10, max_updates=50)
+@pytest.mark.parametrize("accounting", ["paper", "tight"])
+def test_privacy_does_not_depend_on_horizon(accounting):
+    a = solve_dp_winnow_parameters(1.0, 1e-6, 0.5, 10, 10, max_updates=50, accounting=accounting)
+    b = solve_dp_winnow_parameters(1.0, 1e-6, 0.5, 10**9, 10, max_updates=50,
+                                   accounting=accounting)
     assert (a.svt_epsilon, a.learning_rate) == (b.svt_epsilon, b.learning_rate)
 
 
@@ -87,11 +112,12 @@ def test_privacy_does_not_depend_on_horizon():
         (dict(beta=1.0), "beta"),
     ],
 )
-def test_reports_when_no_valid_setting_exists(kwargs, reason):
+@pytest.mark.parametrize("accounting", ["paper", "tight"])
+def test_reports_when_no_valid_setting_exists(kwargs, reason, accounting):
     args = dict(epsilon=0.5, delta=1e-6, margin=0.5, n_rounds=100, n_features=10)
     args.update(kwargs)
-    p = solve_dp_winnow_parameters(**args)
-    assert not p.feasible and reason in p.reason
+    p = solve_dp_winnow_parameters(**args, accounting=accounting)
+    assert not p.feasible and reason in p.reason and p.accounting == accounting
 
 
 def test_invalid_privacy_parameters_raise():
@@ -101,3 +127,5 @@ def test_invalid_privacy_parameters_raise():
         solve_dp_winnow_parameters(-1.0, 1e-6, 0.5, 100, 10)
     with pytest.raises(ValueError, match="setting"):
         solve_dp_winnow_parameters(1.0, 1e-6, 0.5, 100, 10, setting="nope")
+    with pytest.raises(ValueError, match="accounting"):
+        solve_dp_winnow_parameters(1.0, 1e-6, 0.5, 100, 10, accounting="basic")
