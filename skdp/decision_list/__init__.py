@@ -2,7 +2,7 @@
 
 * :class:`GreedyDecisionListClassifier` — non-private greedy cover (Rivest 1987).
 * :class:`DPDecisionListClassifier` — DP-GreedyCover (Bun & Fang, Alg 1), private by
-  EMCover (Lemma 18) or basic composition.
+  the tight accountant (bounded-range steps), EMCover (Lemma 18) or basic composition.
 * :class:`ConjunctionFeatures` — all conjunctions of ≤ k literals, to learn
   k-decision lists with either classifier.
 
@@ -10,7 +10,8 @@ The estimators need binary (0/1) features: put
 :class:`skdp.preprocessing.PublicBoundsBinarizer` in front of real-valued data.
 """
 
-from ._classes import DPDecisionListClassifier, GreedyDecisionListClassifier, emcover_step_epsilon
+from ._accounting import emcover_step_epsilon
+from ._classes import DPDecisionListClassifier, GreedyDecisionListClassifier
 from ._conjunctions import ConjunctionFeatures
 
 __all__ = [

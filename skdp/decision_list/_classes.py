@@ -1,6 +1,5 @@
 """Decision-list classifiers: Rivest's greedy cover and Bun & Fang's DP-GreedyCover."""
 
-import math
 import numbers
 import warnings
 
@@ -17,28 +16,10 @@ from ..accounting import PrivacyBudget
 from ..base import PrivateEstimatorMixin
 from ..exceptions import BudgetExhaustedError, PrivacyWarning
 from ..mechanisms import exponential_mechanism
+from ._accounting import ACCOUNTINGS, step_plan
 from ._greedy_cover import greedy_cover, predict_codes
 
 __all__ = ["DPDecisionListClassifier", "GreedyDecisionListClassifier"]
-
-# Largest per-step ε for which Lemma 18's step 1 + (e^ε − 1)x ≤ e^{2εx} (x ∈ [0, 1])
-# holds: the root of e^ε − 1 = 2ε, rounded down.
-_EMCOVER_MAX_STEP_EPSILON = 1.2564312
-
-
-def emcover_step_epsilon(epsilon, delta):
-    """Per-step ε̂ of DP-GreedyCover by EMCover (Bun & Fang, Lemma 18 / Thm 7).
-
-    Lemma 18: EMCover whose exponential mechanism samples ∝ exp(ε̂·q) is
-    (2ε̂(ln(1/δ) + 3/2), δ)-DP for any number of steps, so
-    ε̂ = ε / (2(ln(1/δ) + 3/2)) gives (ε, δ). Its proof uses
-    1 + (e^ε̂ − 1)x ≤ e^{2ε̂x}, true only for ε̂ ≤ 1.2564; larger values are capped
-    (the release is then more private than claimed). Needs δ > 0.
-    """
-    if not delta > 0:
-        raise ValueError("EMCover (Lemma 18) needs δ > 0.")
-    return min(epsilon / (2.0 * (math.log(1.0 / delta) + 1.5)), _EMCOVER_MAX_STEP_EPSILON)
-
 
 def _feature_name(names, index):
     return str(names[index]) if names is not None else f"x{index}"
@@ -365,21 +346,25 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
     epsilon : float, default=1.0
         ε of one release (one ``fit``, or one relearning after ``partial_fit``).
     delta : float, default=1e-6
-        δ of one release. δ > 0 enables the EMCover accounting; with δ = 0 only
-        basic composition applies (pure ε-DP).
+        δ of one release. δ > 0 enables the tight and EMCover accountings; with
+        δ = 0 only basic composition applies (pure ε-DP).
     max_rules : int, optional
         Rules before the default. ``None`` (default) is the paper's M = number of
         features (each feature is used at most once). Smaller values give shorter
-        lists and, under basic composition, more ε per step.
-    accounting : {"auto", "emcover", "basic"}, default="auto"
-        How ε is split over the selections. ``"emcover"``: the paper's Lemma 18,
-        per-step ε̂ = ε / (2(ln(1/δ) + 3/2)) whatever the number of steps; gives
-        (ε, δ)-DP. ``"basic"``: ε / K per step for the at most
-        K = min(max_rules, n_features) + 1 selections; gives pure (ε, 0)-DP.
-        ``"auto"`` (default, a practical choice) uses whichever gives more ε per
-        step — both guarantees are valid, and basic wins for short lists. With
-        δ = 0, Lemma 18 does not apply and basic composition is used (a
-        ``PrivacyWarning`` says so if ``"emcover"`` was asked for).
+        lists and, under basic or tight composition, more ε per step.
+    accounting : {"auto", "tight", "emcover", "basic", "paper"}, default="auto"
+        How ε is split over the at most K = min(max_rules, n_features) + 1
+        selections. ``"tight"``: the largest ε̂ for which K ε̂-bounded-range steps
+        compose to (ε, δ) by the tight accountant
+        (:func:`skdp.accounting.calibrate_plan`). ``"emcover"``: the paper's
+        Lemma 18, ε̂ = ε / (2(ln(1/δ) + 3/2)) whatever K; gives (ε, δ)-DP.
+        ``"basic"``: ε / K per step; gives pure (ε, 0)-DP. ``"auto"`` (default, a
+        practical choice) uses whichever of the three gives more ε per step — all
+        three guarantees are valid; tight wins up to a few hundred steps at
+        δ = 10⁻⁶, EMCover for longer lists, basic only for K ≤ 4 or so.
+        ``"paper"``: the larger of EMCover and basic (``"auto"`` before the tight
+        accountant). With δ = 0 basic composition is used (a ``PrivacyWarning``
+        says so if ``"emcover"`` or ``"tight"`` was asked for).
     budget : PrivacyBudget, optional
         Ledger charged (ε, δ) — or (ε, 0) under basic composition — before each
         release. Copies (``clone``, ``deepcopy``, pickle) share it.
@@ -412,7 +397,7 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
     step_epsilon_ : float
         ε̂ of each exponential-mechanism step (it samples ∝ exp(ε̂·q)).
     accounting_ : str
-        ``"emcover"`` or ``"basic"``: the theorem the guarantee rests on.
+        ``"tight"``, ``"emcover"`` or ``"basic"``: the theorem the guarantee rests on.
     n_selections_ : int
         Exponential-mechanism steps run in the last release.
     n_releases_ : int
@@ -424,13 +409,14 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
     -------
     Neighbouring datasets differ by adding or removing one row (the relation of
     Lemma 18's proof); the label set (``classes``) and the number of features are
-    public. Each release is (ε, δ)-DP by EMCover (Bun & Fang,
-    Lemma 18 and Thm 7: every score depends only on rows its candidate covers and
-    changes by at most 1; the step mechanism samples ∝ exp(ε̂·q), i.e.
-    :func:`~skdp.mechanisms.exponential_mechanism` with ``monotonic=True``, which
-    Lemma 18's proof assumes), or (ε, 0)-DP by basic composition over at most
-    min(max_rules, n_features) + 1 steps (each step is ε/K-DP: adding a row can only
-    lower scores). The number of steps is capped whatever the data, so the
+    public. Every score depends only on rows its candidate covers and changes by at
+    most 1, downwards, when a row is added; the step mechanism samples ∝ exp(ε̂·q),
+    i.e. :func:`~skdp.mechanisms.exponential_mechanism` with ``monotonic=True``
+    (which Lemma 18's proof assumes), so each step is ε̂-bounded-range and ε̂-DP.
+    Each release is (ε, δ)-DP by the tight accountant over K ε̂-bounded-range
+    steps, or by EMCover (Bun & Fang, Lemma 18 and Thm 7), or (ε, 0)-DP by basic
+    composition (ε̂ = ε/K), with K = min(max_rules, n_features) + 1 the most steps
+    a release can run. The number of steps is capped whatever the data, so the
     guarantee holds for every input. For replace-one neighbours (Bun & Fang's
     Definition 4) group privacy gives (2ε, (1 + e^ε)δ). ``partial_fit`` releases
     compose: k releases cost (kε, kδ), all recorded in ``privacy_spent_`` and
@@ -443,7 +429,8 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
     probability ≤ δ by Lemma 19, whatever the number of steps.
 
     Constants: ε̂ = ε/(2(ln(1/δ) + 3/2)), the score, T as a candidate and
-    M = number of features are the paper's. Practical choices: ``accounting="auto"``,
+    M = number of features are the paper's. Practical choices: ``accounting="auto"``
+    (and the tight accountant in it),
     ``delta=1e-6``, the cap of ε̂ at 1.2564 where Lemma 18's inequality stops holding,
     and the explicit private default step.
 
@@ -487,7 +474,7 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         **_DecisionListBase._parameter_constraints,
         "epsilon": "no_validation",  # checked by check_epsilon (PrivacyParameterError)
         "delta": "no_validation",
-        "accounting": [StrOptions({"auto", "emcover", "basic"})],
+        "accounting": [StrOptions(set(ACCOUNTINGS))],
         "budget": [PrivacyBudget, None],
         "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
         "classes": ["array-like", None],
@@ -518,20 +505,14 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
     def _plan(self, epsilon, delta, n_features):
         """(per-step ε̂, theorem, δ charged) for a release on n_features candidates."""
         n_steps = self._n_rules_cap(n_features) + 1
-        basic = epsilon / n_steps
-        if delta == 0 or self.accounting == "basic":
-            if self.accounting == "emcover":
-                warnings.warn(
-                    "accounting='emcover' needs δ > 0 (Lemma 18); with δ = 0 basic "
-                    f"composition over the {n_steps} selections is used instead.",
-                    PrivacyWarning,
-                    stacklevel=3,
-                )
-            return basic, "basic", 0.0
-        emcover = emcover_step_epsilon(epsilon, delta)
-        if self.accounting == "emcover" or emcover >= basic:
-            return emcover, "emcover", delta
-        return basic, "basic", 0.0
+        if delta == 0 and self.accounting in ("emcover", "tight"):
+            warnings.warn(
+                f"accounting={self.accounting!r} needs δ > 0; with δ = 0 basic "
+                f"composition over the {n_steps} selections is used instead.",
+                PrivacyWarning,
+                stacklevel=3,
+            )
+        return step_plan(epsilon, delta, n_steps, self.accounting)
 
     def _encode_y_public(self, y):
         """Encode y against the public ``classes`` (or, with a warning, y's own labels)."""

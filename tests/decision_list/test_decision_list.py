@@ -21,11 +21,13 @@ from skdp import (
     PrivacyParameterError,
     PrivacyWarning,
 )
+from skdp.accounting import BoundedRange, account
 from skdp.decision_list import (
     DPDecisionListClassifier,
     GreedyDecisionListClassifier,
     emcover_step_epsilon,
 )
+from skdp.decision_list._accounting import tight_step_epsilon
 from skdp.decision_list._greedy_cover import greedy_cover, predict_codes
 from skdp.preprocessing import PublicBoundsBinarizer
 
@@ -160,9 +162,11 @@ def test_emcover_step_epsilon_is_lemma_18():
     assert np.all(1 + np.expm1(x) * p <= np.exp(2 * x * p) + 1e-12)
 
 
-def test_auto_accounting_picks_the_larger_step_and_charges_what_it_guarantees():
+def test_paper_accounting_picks_the_larger_step_and_charges_what_it_guarantees():
+    """``accounting="paper"`` is the choice before the tight accountant (then "auto")."""
     X, y = planted(d=12)
-    many = DPDecisionListClassifier(epsilon=1.0, delta=1e-6, random_state=0).fit(X, y)
+    many = DPDecisionListClassifier(epsilon=1.0, delta=1e-6, accounting="paper",
+                                    random_state=0).fit(X, y)
     # 13 selections: basic gives 1/13 ≈ 0.077 > EMCover's 1/30.6 ≈ 0.033
     assert many.accounting_ == "basic"
     assert many.step_epsilon_ == pytest.approx(1 / 13)
@@ -173,14 +177,39 @@ def test_auto_accounting_picks_the_larger_step_and_charges_what_it_guarantees():
     assert em.step_epsilon_ == pytest.approx(emcover_step_epsilon(1.0, 1e-6))
     assert em.privacy_spent_ == (1.0, 1e-6)
     X50 = np.hstack([X] * 5)  # 60 features: 61 selections, EMCover wins
-    auto = DPDecisionListClassifier(epsilon=1.0, delta=1e-6, random_state=0).fit(X50, y)
-    assert auto.accounting_ == "emcover"
+    paper = DPDecisionListClassifier(epsilon=1.0, delta=1e-6, accounting="paper",
+                                     random_state=0).fit(X50, y)
+    assert paper.accounting_ == "emcover"
 
 
-def test_delta_zero_falls_back_to_basic_and_says_so():
+def test_auto_accounting_takes_the_tight_accountant_where_it_wins():
+    X, y = planted(d=12)
+    auto = DPDecisionListClassifier(epsilon=1.0, delta=1e-6, random_state=0).fit(X, y)
+    # 13 ε̂-bounded-range selections by the accountant: ε̂ ≈ 0.12 > basic's 1/13
+    assert auto.accounting_ == "tight"
+    assert auto.step_epsilon_ == tight_step_epsilon(1.0, 1e-6, 13) > 1.01 / 13
+    assert auto.privacy_spent_ == (1.0, 1e-6)
+    assert account([(BoundedRange(auto.step_epsilon_), 13)]).epsilon(1e-6) <= 1.0
+    X60 = np.hstack([X] * 5)  # 61 selections: still the accountant, above EMCover
+    assert DPDecisionListClassifier(epsilon=1.0, random_state=0).fit(X60, y).accounting_ \
+        == "tight"
+    X360 = np.hstack([X] * 30)  # 361 selections: EMCover (independent of the count) wins
+    long = DPDecisionListClassifier(epsilon=1.0, random_state=0).fit(X360, y)
+    assert long.accounting_ == "emcover"
+    assert long.step_epsilon_ == emcover_step_epsilon(1.0, 1e-6)
+    # 5 selections: the accountant's gain over ε/5 is < 1 %, so auto stays pure
+    short = DPDecisionListClassifier(epsilon=1.0, max_rules=4, random_state=0).fit(X, y)
+    assert short.accounting_ == "basic" and short.privacy_spent_ == (1.0, 0.0)
+    tight = DPDecisionListClassifier(epsilon=1.0, max_rules=4, accounting="tight",
+                                     random_state=0).fit(X, y)
+    assert tight.accounting_ == "tight" and tight.step_epsilon_ >= 1.0 / 5
+
+
+@pytest.mark.parametrize("accounting", ["emcover", "tight"])
+def test_delta_zero_falls_back_to_basic_and_says_so(accounting):
     X, y = planted(d=6)
     with pytest.warns(PrivacyWarning, match="basic composition"):
-        clf = DPDecisionListClassifier(epsilon=1.0, delta=0.0, accounting="emcover").fit(X, y)
+        clf = DPDecisionListClassifier(epsilon=1.0, delta=0.0, accounting=accounting).fit(X, y)
     assert clf.accounting_ == "basic"
     assert clf.step_epsilon_ == pytest.approx(1.0 / 7)
     assert clf.privacy_spent_ == (1.0, 0.0)
@@ -205,8 +234,10 @@ def test_budget_is_charged_and_shared_by_copies():
     clone(clf).fit(X, y)
     pickle.loads(pickle.dumps(clf)).fit(X, y)
     assert budget.spent.epsilon == pytest.approx(3.0)
-    # a fitted copy keeps the record of what it spent; nothing is reset
-    assert copy.deepcopy(clf).privacy_spent_ == clf.privacy_spent_ == (1.0, 0.0)
+    # a fitted copy keeps the record of what it spent; nothing is reset (7 selections:
+    # "auto" takes the tight accountant's (ε, δ) split)
+    assert clf.accounting_ == "tight"
+    assert copy.deepcopy(clf).privacy_spent_ == clf.privacy_spent_ == (1.0, 1e-6)
     before = (clf.rules_, clf.default_label_, dict(clf.__dict__).keys())
     with pytest.raises(BudgetExhaustedError):
         clf.fit(X[:100], y[:100])
@@ -271,7 +302,7 @@ def test_partial_fit_blocks_equal_fit_on_concatenation():
 
 def test_partial_fit_releases_are_charged_and_budget_exhaustion_keeps_the_list():
     X, y = planted(d=6)
-    budget = PrivacyBudget(epsilon=2.0)
+    budget = PrivacyBudget(epsilon=2.0, delta=1e-5)  # 7 selections: tight, (ε, δ) releases
     clf = DPDecisionListClassifier(epsilon=1.0, budget=budget, random_state=0)
     clf.partial_fit(X[:1000], y[:1000], classes=[0, 1])
     clf.predict(X[:5])  # release 1
@@ -279,7 +310,7 @@ def test_partial_fit_releases_are_charged_and_budget_exhaustion_keeps_the_list()
     assert budget.spent.epsilon == pytest.approx(1.0) and clf.n_releases_ == 1
     clf.partial_fit(X[1000:2000], y[1000:2000])
     clf.release()  # release 2 (from all 2000 rows)
-    assert clf.privacy_spent_ == (2.0, 0.0) and clf.n_releases_ == 2
+    assert clf.privacy_spent_ == (2.0, 2e-6) and clf.n_releases_ == 2
     last = list(clf.rules_)
     clf.partial_fit(X[2000:], y[2000:])
     with pytest.warns(PrivacyWarning, match="keeping the last released list"):
@@ -411,7 +442,7 @@ def test_partial_fit_after_fit_composes_and_never_reuses_noise():
     clf = DPDecisionListClassifier(epsilon=1.0, random_state=0).fit(X[:1500], y[:1500])
     clf.partial_fit(X[1500:], y[1500:])
     clf.release()
-    assert clf.n_releases_ == 2 and clf.privacy_spent_ == (2.0, 0.0)
+    assert clf.n_releases_ == 2 and clf.privacy_spent_ == (2.0, 2e-6)  # two (1, 1e-6)
     # the release after fit draws from fit's generator, not a re-seeded copy of it
     state_after_fit = DPDecisionListClassifier(epsilon=1.0, random_state=0).fit(
         X[:1500], y[:1500])._rng.bit_generator.state
