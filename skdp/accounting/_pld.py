@@ -13,8 +13,8 @@ accountant reports) every approximation moves probability mass to a *larger* los
 * a loss value is rounded **up** to the grid (δ(ε) is increasing in every loss);
 * mass in a lower tail below 10⁻³⁰ is moved up to the first kept bin, mass in an
   upper tail is moved to L = ∞;
-* the floating-point error of each FFT convolution is bounded (Σ|error| ≤ n·10·u·
-  log₂n·‖a‖₂‖b‖₂, u the unit roundoff) and that much mass is added at L = ∞, which
+* the floating-point error of each FFT convolution is bounded (Σ|error| ≤ √n·10·u·
+  log₂n·‖a‖₂‖b‖₁, u the unit roundoff) and that much mass is added at L = ∞, which
   dominates it because δ(ε) changes by at most the total variation of the PLD.
 
 ``pessimistic=False`` rounds the other way and drops the FFT error: a lower bound
@@ -77,16 +77,21 @@ class Grid:
         losses = self.losses
         keep = losses > 0
         loss, mass = losses[keep], self.p[keep]
-        # On [l_j, l_{j+1}) δ(ε) = inf + S0_j − e^ε·S1_j, with suffix sums over l > l_j.
+        # On [l_{j-1}, l_j): δ(ε) = inf + S0_j − e^{ε−l_j}·U_j with S0_j = Σ_{i≥j} p_i and
+        # U_j = Σ_{i≥j} p_i e^{l_j−l_i} ≤ S0_j (kept in log space: losses reach 10³).
         s0 = np.cumsum(mass[::-1])[::-1]
-        s1 = np.cumsum((mass * np.exp(-loss))[::-1])[::-1]
+        with np.errstate(divide="ignore"):
+            shifted = np.log(mass) - loss
+        log_u = np.logaddexp.accumulate(shifted[::-1])[::-1] + loss
+        u = np.exp(log_u)
         s0_after = np.append(s0[1:], 0.0)
-        s1_after = np.append(s1[1:], 0.0)
-        at_grid = self.inf + s0_after - np.exp(loss) * s1_after
+        u_after = np.append(u[1:], 0.0)
+        step = np.append(np.diff(loss), 0.0)
+        at_grid = self.inf + s0_after - np.exp(-step) * u_after  # δ at ε = l_j
         j = int(np.argmax(at_grid <= delta))  # δ is decreasing; the first grid point that fits
         lower = loss[j - 1] if j > 0 else 0.0
-        if s1[j] > 0 and self.inf + s0[j] > delta:
-            eps = min(max(math.log((self.inf + s0[j] - delta) / s1[j]), lower), loss[j])
+        if u[j] > 0 and self.inf + s0[j] > delta:
+            eps = min(max(loss[j] + math.log((self.inf + s0[j] - delta) / u[j]), lower), loss[j])
         else:
             eps = loss[j]
         # Confirm with the stable direct sum; nudge up past any rounding.
@@ -149,10 +154,23 @@ def convolve(a, b, pessimistic=True):
     else:
         p = signal.fftconvolve(a.p, b.p)
     if pessimistic and atoms.size > _FEW_ATOMS:
+        # An FFT's rounding error is ‖error‖₂ ≤ c·u·log₂n·‖x‖₂ with a small c (Higham 2002,
+        # Thm 24.2); through transform, product and inverse, ‖error‖₂ ≤ 10·u·log₂n·‖a∗b‖₂
+        # and ‖a∗b‖₂ ≤ ‖a‖₂·‖b‖₁; Σ|error| ≤ √n·‖error‖₂ is then moved to L = ∞.
         n = p.size
-        inf += n * 10.0 * _UNIT_ROUNDOFF * max(math.log2(n), 1.0) * (
-            _norm(a.p) * _norm(b.p)
-        )
+        smaller = min(_norm(a.p) * float(np.sum(b.p)), _norm(b.p) * float(np.sum(a.p)))
+        floor = 10.0 * _UNIT_ROUNDOFF * max(math.log2(n), 1.0) * smaller
+        inf += math.sqrt(n) * floor
+        # Tails below ‖error‖₂ are noise: the lower one moves up to the first bin above it,
+        # the upper one goes to L = ∞ (a noise floor would keep them above 10⁻³⁰ for ever).
+        p = np.clip(p, 0.0, None)
+        significant = np.flatnonzero(p > floor)
+        if significant.size:
+            first, last = significant[0], significant[-1]
+            p[first] += float(np.sum(p[:first]))
+            inf += float(np.sum(p[last + 1:]))
+            p[:first] = 0.0
+            p[last + 1:] = 0.0
     return _trim(Grid(a.h, a.start + b.start, p, min(inf, 1.0)), pessimistic)
 
 

@@ -29,6 +29,7 @@ References
 from dataclasses import dataclass
 
 from .._validation import check_delta, check_epsilon, check_positive_int, check_sensitivity
+from ..exceptions import PrivacyParameterError
 
 __all__ = ["ApproxDP", "BoundedRange", "DiscreteLaplace", "Gaussian", "Laplace", "PureDP"]
 
@@ -135,9 +136,11 @@ class DiscreteLaplace(PureDP):
 
     def __post_init__(self):
         super().__post_init__()
-        object.__setattr__(
-            self, "sensitivity", check_positive_int(self.sensitivity, "sensitivity")
-        )
+        try:
+            sensitivity = check_positive_int(self.sensitivity, "sensitivity")
+        except ValueError as exc:
+            raise PrivacyParameterError(f"DiscreteLaplace: {exc}") from None
+        object.__setattr__(self, "sensitivity", sensitivity)
 
 
 @dataclass(frozen=True)
