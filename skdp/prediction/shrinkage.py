@@ -1,6 +1,5 @@
 """Yan's private predictor via shrinkage (GenericPredictor with G_oblivious / G_halfspace)."""
 
-import functools
 import math
 import numbers
 import warnings
@@ -10,11 +9,11 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..accounting import calibrate, compose
 from ..exceptions import BudgetExhaustedError, PrivacyParameterError, PrivacyWarning
 from ..hypotheses import Halfspaces
 from ..mechanisms.between_thresholds import BetweenThresholds
 from ._base import QueryBudgetedPredictor, QueryBudgetExhaustedError, _StreamState
+from ._shrinkage_parameters import ACCOUNTING, T_LOWER, T_UPPER, shrinkage_parameters
 from ._teachers import (
     TEACHER_PARAMETER_CONSTRAINTS,
     _Blocks,
@@ -25,63 +24,7 @@ from ._teachers import (
 
 __all__ = ["PrivatePredictor", "shrinkage_parameters"]
 
-#: Yan's thresholds (Alg. 2 step (c)): t_l = 1/2 − 1/8, t_u = 1/2 + 1/8.
-T_LOWER, T_UPPER = 3.0 / 8.0, 5.0 / 8.0
-_BSU_MAX_EPSILON = 0.999  # BetweenThresholds' BSU calibration needs ε < 1
 _CHUNK_MIN, _CHUNK_MAX = 256, 16384
-
-
-def _min_teachers(eps_bt, delta_bt):
-    """Fewest teachers k with t_u − t_l ≥ BetweenThresholds' BSU minimum gap at Δ = 1/k."""
-    probe = BetweenThresholds(0.0, 1e12, eps_bt, delta_bt, sensitivity=1.0, random_state=0)
-    k = max(1, math.ceil(probe.min_gap / (T_UPPER - T_LOWER)))
-    while True:  # guard against rounding at the boundary: let the mechanism decide
-        try:
-            BetweenThresholds(T_LOWER, T_UPPER, eps_bt, delta_bt, sensitivity=1.0 / k,
-                              random_state=0)
-            return k
-        except PrivacyParameterError:
-            k += 1
-
-
-def shrinkage_parameters(epsilon, delta, max_hard_queries):
-    """Per-instance BetweenThresholds parameters for a cap of ``max_hard_queries``.
-
-    Returns a dict with ``epsilon_bt``, ``delta_bt`` (each instance is
-    (ε_bt, δ_bt)-DP), ``min_teachers`` (the fewest teachers the BSU gap condition
-    allows with t_u − t_l = 1/4) and ``cumulative_epsilon`` (the total ε of the
-    first 1, 2, …, cap instances by exact optimal composition at total δ).
-
-    δ_bt = δ/(2·cap); ε_bt = the largest ε with cap-fold optimal composition
-    within (ε, δ) (:func:`skdp.accounting.calibrate`), capped below 1 as BSU needs.
-
-    Examples
-    --------
-    >>> from skdp.prediction import shrinkage_parameters
-    >>> p = shrinkage_parameters(1.0, 1e-6, 8)
-    >>> round(p["epsilon_bt"], 3), p["min_teachers"]
-    (0.125, 8436)
-    """
-    params = _shrinkage_parameters(float(epsilon), float(delta), int(max_hard_queries))
-    return {**params, "cumulative_epsilon": params["cumulative_epsilon"].copy()}
-
-
-@functools.lru_cache(maxsize=64)
-def _shrinkage_parameters(epsilon, delta, max_hard_queries):
-    cap = int(max_hard_queries)
-    delta_bt = delta / (2.0 * cap)
-    eps_bt = calibrate(epsilon, delta, cap, method="optimal", step_delta=delta_bt).epsilon
-    eps_bt = min(eps_bt, _BSU_MAX_EPSILON)
-    cumulative = np.array(
-        [compose(eps_bt, delta_bt, i, delta, method="optimal").epsilon for i in range(1, cap + 1)]
-    )
-    cumulative = np.minimum(np.maximum.accumulate(cumulative), epsilon)
-    return {
-        "epsilon_bt": eps_bt,
-        "delta_bt": delta_bt,
-        "min_teachers": _min_teachers(eps_bt, delta_bt),
-        "cumulative_epsilon": cumulative,
-    }
 
 
 class PrivatePredictor(QueryBudgetedPredictor):
@@ -127,6 +70,12 @@ class PrivatePredictor(QueryBudgetedPredictor):
         life of the fitted predictor and its copies. Privacy is the v-fold
         composition, so the cap is what makes the guarantee hold for every stream.
     mode : {"oblivious", "halfspace"}, default="oblivious"
+    accounting : {"tight", "paper"}, default="tight"
+        How ε, δ are split over the ``max_hard_queries`` instances
+        (:func:`shrinkage_parameters`): ``"tight"`` through the numerical
+        accountant (:func:`skdp.accounting.calibrate_plan`, δ share chosen to need
+        the fewest teachers), ``"paper"`` the earlier closed form (δ_bt = δ/(2·cap),
+        exact optimal composition) for comparison.
     classes : array-like of shape (2,), default=None
         The label set, a **public** parameter: ``classes_`` is exactly
         ``np.unique(classes)`` whatever ``y`` holds (one label missing from ``y`` is
@@ -154,7 +103,9 @@ class PrivatePredictor(QueryBudgetedPredictor):
         The fewest teachers the BSU gap allows for ``epsilon_bt_``, ``delta_bt_``.
     budget_ : PrivacyBudget
         The query ledger, total (ε, δ); ``budget_.spent`` after i instances is their
-        exact optimal composition. Shared by deep copies and pickles.
+        composition by the chosen ``accounting`` (the accountant's bound at δ for
+        ``"tight"``, exact optimal composition for ``"paper"``). Shared by deep
+        copies and pickles.
     privacy_spent_ : PrivacyCost
         ``budget_.spent``.
     n_hard_queries_ : int
@@ -172,8 +123,10 @@ class PrivatePredictor(QueryBudgetedPredictor):
     gap condition t_u − t_l ≥ 12/(ε_bt·k)·(ln(10/ε_bt) + ln(1/δ_bt) + 1) holds
     (Yan, Lemma 1, after Bun, Steinke & Ullman 2017; enforced by the mechanism);
     the transcript is the composition of at most ``max_hard_queries`` instances
-    (Yan, Observation 1 / Claim 1), accounted by exact optimal composition
-    (Kairouz, Oh & Viswanath 2015) with ε_bt from :func:`skdp.accounting.calibrate`.
+    (Yan, Observation 1 / Claim 1), each an ``ApproxDP(ε_bt, δ_bt)`` event, which
+    :func:`skdp.accounting.calibrate_plan` sizes to compose within (ε, δ)
+    (``accounting="paper"``: exact optimal composition, Kairouz, Oh & Viswanath
+    2015, via :func:`skdp.accounting.calibrate`).
     The cap is enforced whatever the data: after the cap-th ⊤ every further query
     raises :class:`QueryBudgetExhaustedError` (answers released by the failing
     call are in ``error.answers``).
@@ -184,9 +137,9 @@ class PrivatePredictor(QueryBudgetedPredictor):
     ν ~ Lap(6/(ε_bt·k))) and gap condition, the random label on ⊤, the two update
     rules. *Practical choices:* the cap (the paper's v = O(VC·log T) holds only
     under its utility assumptions; 16 is enough for simple classes up to T ≈ 10⁵),
-    δ_bt = δ/(2·cap), ``n_teachers="auto"`` (the paper's k = 64/ε_bt·(log(T+1) +
-    log(1/β)) targets accuracy, ours is the privacy minimum), surrogate ERMs for
-    rectangles/halfspaces.
+    the δ share δ_bt (``"paper"``: δ/(2·cap)), ``n_teachers="auto"`` (the paper's
+    k = 64/ε_bt·(log(T+1) + log(1/β)) targets accuracy, ours is the privacy
+    minimum), surrogate ERMs for rectangles/halfspaces.
 
     *Internal state.* The teachers, the training rows they are retrained on, the
     live BetweenThresholds instance and the generator are kept in the private
@@ -194,7 +147,7 @@ class PrivatePredictor(QueryBudgetedPredictor):
     it for free) that must not be released. Publish answers, not the fitted object.
 
     **Small samples.** The gap condition needs thousands of teachers (about
-    17 500 at ε = 1, δ = 10⁻⁶, cap 16). With fewer rows than that, ``fit`` warns
+    17 400 at ε = 1, δ = 10⁻⁶, cap 16). With fewer rows than that, ``fit`` warns
     (``PrivacyWarning``) and the predictor answers uniformly random labels: data
     independent, free, and useless — never a silent privacy violation.
 
@@ -219,7 +172,7 @@ class PrivatePredictor(QueryBudgetedPredictor):
     >>> X = rng.random((200_000, 1)); y = (X[:, 0] >= 0.3).astype(int)
     >>> clf = PrivatePredictor(Thresholds(), epsilon=1.0, random_state=0).fit(X, y)
     >>> clf.n_teachers_
-    17571
+    17406
     >>> Xq = rng.random((1000, 1))
     >>> bool(np.mean(clf.predict(Xq) == (Xq[:, 0] >= 0.3)) > 0.9)
     True
@@ -233,6 +186,7 @@ class PrivatePredictor(QueryBudgetedPredictor):
         "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
         "max_hard_queries": [Interval(numbers.Integral, 1, 10_000, closed="both")],
         "mode": [StrOptions({"oblivious", "halfspace"})],
+        "accounting": [StrOptions(set(ACCOUNTING))],
     }
 
     def __init__(
@@ -245,6 +199,7 @@ class PrivatePredictor(QueryBudgetedPredictor):
         n_teachers="auto",
         max_hard_queries=16,
         mode="oblivious",
+        accounting="tight",
         budget=None,
         random_state=None,
         classes=None,
@@ -256,6 +211,7 @@ class PrivatePredictor(QueryBudgetedPredictor):
         self.n_teachers = n_teachers
         self.max_hard_queries = max_hard_queries
         self.mode = mode
+        self.accounting = accounting
         self.budget = budget
         self.random_state = random_state
         self.classes = classes
@@ -295,7 +251,7 @@ class PrivatePredictor(QueryBudgetedPredictor):
         X, y = self._validate_training_data(X, y, reset=True)
         classes = self._set_classes(y, classes)
         hyp = self._check_config(X.shape[1])
-        params = shrinkage_parameters(epsilon, delta, self.max_hard_queries)
+        params = shrinkage_parameters(epsilon, delta, self.max_hard_queries, self.accounting)
         k_min = params["min_teachers"]
         k = k_min if self.n_teachers == "auto" else int(self.n_teachers)
         if k < k_min:

@@ -171,7 +171,13 @@ def test_clone_is_unfitted_and_refit_gets_a_new_ledger(fitted):
 
 
 def test_grid_search_and_cross_val_charge_one_shared_budget():
-    X, y = _thresholds(30 * K)
+    # A margin around the threshold, so that no query falls where honest teachers
+    # disagree: without it about one fold in seven exhausts the cap of 6 hard queries by
+    # chance (measured over 80 seeds: 33/240 folds with accounting="paper", 36/240
+    # with "tight"), and the scores would test the seed rather than the answers.
+    X, y = _thresholds(40 * K)
+    keep = np.abs(X[:, 0] - 0.4) > 0.05
+    X, y = X[keep][: 30 * K], y[keep][: 30 * K]
     shared = PrivacyBudget(epsilon=100.0, delta=0.5)
     clf = _small(budget=shared)
     scores = cross_val_score(clf, X, y, cv=3)
