@@ -395,6 +395,19 @@ def perp_parameters(epsilon, delta, alpha, beta, gamma, n_features, *, preset="p
     with k' = k + 8/ε_0·ln(2/δ_0)·ln(T/δ_0) and T = t_p + 1 stopping queries
     (a hard cap: every step poses one stopping query per copy).
 
+    **Accounting.** Unlike the other private predictors, PERP's schedule has no
+    ``accounting="tight"`` variant, because the numerical accountant
+    (:func:`skdp.accounting.calibrate_plan`) cannot soundly improve it: the only
+    composition is of 2d (ε_0, δ_0)-DP copies (``"practical"``) at a per-record
+    δ_p ≈ 10⁻¹⁵…10⁻²⁰, and at such δ the *exact* optimal composition of 2d
+    (ε_0, δ_0) events (Kairouz, Oh & Viswanath 2015) allows no ε_0 above ε/(2d) —
+    every accountant, being an upper bound on it, agrees (a test checks each phase).
+    RSC (``"paper"``) is a theorem about one mechanism, not a composition; the
+    truly-everlasting δ schedule bounds a *sum over records* (Def. 3.8), not the
+    composed loss of one record; and DecisionPERP's ε/4 + ε/4 + ε/2 split composes
+    three events at δ(0) ≈ 10⁻¹⁷, where pure ε-DP and bounded-range events also
+    compose only additively.
+
     **Utility quantities** (Lemma B.7). With σ_p = 4/ε_0·√(k'·ln(4/δ_0)) the
     actual BetweenThresholds noise scale, b_p = 8·ln(2/δ_0)/ε_0 the Stopper's:
 
