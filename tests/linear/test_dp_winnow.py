@@ -118,14 +118,29 @@ def test_released_weights_are_m_sample_distributions_and_predict_uses_them(rng):
 
 
 def test_learns_a_large_margin_target_at_large_epsilon(rng):
+    """The private scores concentrate on the target on every seed; the releases follow.
+
+    At the practical fixed point ηK ≈ 2 ln d/ρ, so the private weights end at
+    w_target ≈ 0.57 here, and with m = 1 the last release is one draw from w: the
+    target (score 1.0) with probability ≈ 0.57, a coin otherwise — for either
+    accounting (with the paper's, 8 of 20 seeds scored > 0.95; tight, 11 of 20).
+    So one seed's final score is a coin flip; the scores and the average online
+    mistakes over six seeds are not.
+    """
     X = rng.choice([-1.0, 1.0], size=(40000, 5))
     y = (X[:, 0] > 0).astype(int)
-    clf = DPWinnowClassifier(epsilon=4.0, margin=1.0, random_state=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyWarning)
-        clf.fit(X, y)
-    assert clf.score(X, y) > 0.95
-    assert clf._n_mistakes < 0.4 * len(X)
+    scores, mistakes = [], []
+    for seed in range(6):
+        clf = DPWinnowClassifier(epsilon=4.0, margin=1.0, random_state=seed, classes=[0, 1])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyWarning)
+            clf.fit(X, y)
+        others = np.abs(clf._scores[1:]).max()
+        assert clf._scores[0] > 5 * others  # private S: the target coordinate dominates
+        scores.append(clf.score(X, y))
+        mistakes.append(clf._n_mistakes)
+    assert max(scores) == 1.0 and sum(s > 0.95 for s in scores) >= 2
+    assert np.mean(mistakes) < 0.4 * len(X)
 
 
 def test_horizon_raise_refuses_without_spending(rng):

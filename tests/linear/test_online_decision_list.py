@@ -57,14 +57,23 @@ def test_online_decision_list_rejects_non_binary_and_names_binarizer(rng):
 
 
 def test_online_decision_list_learns_and_exports(rng):
+    """As for DP-Winnow's large-margin test: with m = 1 the last release is one draw from
+    private weights that put ≈ 0.57 on the target, so one seed's final score is a coin
+    flip (for either accounting); the private scores and six seeds' releases are not."""
     X = rng.integers(0, 2, size=(40000, 5))
     y = X[:, 2]
-    clf = OnlineDecisionListClassifier(max_length=1, epsilon=4.0, random_state=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyWarning)
-        clf.fit(X, y)
-    assert clf.margin_ == 1.0
-    assert clf.score(X, y) > 0.95
+    fits = []
+    for seed in range(6):
+        clf = OnlineDecisionListClassifier(max_length=1, epsilon=4.0, random_state=seed,
+                                           classes=[0, 1])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyWarning)
+            clf.fit(X, y)
+        assert clf.margin_ == 1.0
+        assert clf._scores[2] > 5 * np.abs(np.delete(clf._scores, 2)).max()
+        fits.append((clf.score(X, y), clf))
+    assert sum(score > 0.95 for score, _ in fits) >= 2
+    clf = next(clf for score, clf in fits if score > 0.95)
     text = clf.export_text(feature_names=[f"f{j}" for j in range(5)])
     assert text.splitlines()[0].startswith("if f2 == 1: 1")
     assert text.splitlines()[-1].startswith("else: 0")
