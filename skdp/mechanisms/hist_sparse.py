@@ -57,6 +57,12 @@ class HistSparse:
         Fraction of ε for the sparse vector; the rest is split evenly over the c
         histograms. 2/3 is the paper's ratio (ε for the sparse vector, ε/(2c) per
         histogram), rescaled so that the total is ε.
+    split : (float, float, float), optional
+        An explicit (ε_svt, ε_hist, δ_hist) that the caller has accounted for within
+        (``epsilon``, ``delta``) with a tighter composition than basic (e.g.
+        :func:`skdp.accounting.calibrate_plan`); overrides ``svt_share``. The
+        mechanism's guarantee is then the caller's accounting of one ε_svt-DP sparse
+        vector and c (ε_hist, δ_hist)-DP histograms.
     random_state : None, int or numpy.random.Generator
         Source of randomness.
 
@@ -73,7 +79,7 @@ class HistSparse:
     threshold : float
         θ = 1 − 3η/32.
     svt_epsilon, hist_epsilon, hist_delta : float
-        The budget split: ε_svt + c·ε_hist = ε, c·δ_hist = δ.
+        The budget split: ε_svt + c·ε_hist = ε, c·δ_hist = δ (or ``split``).
     halted : bool
         True after the c-th switch.
 
@@ -116,7 +122,7 @@ class HistSparse:
     """
 
     def __init__(self, epsilon, delta, n_items, eta, max_switches, *, initial, ignore=None,
-                 svt_share=2 / 3, random_state=None):
+                 svt_share=2 / 3, split=None, random_state=None):
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
         if self.delta <= 0.0:
@@ -131,8 +137,16 @@ class HistSparse:
         if not 0.0 < share < 1.0:
             raise ValueError(f"svt_share must lie in (0, 1), got {svt_share!r}.")
         self.svt_share = share
-        self.svt_epsilon, self.hist_epsilon, self.hist_delta = self.budget_split(
-            self.epsilon, self.delta, self.max_switches, share)
+        if split is None:
+            split = self.budget_split(self.epsilon, self.delta, self.max_switches, share)
+        else:
+            svt_eps, hist_eps, hist_delta = split
+            split = (check_epsilon(svt_eps, name="split[0]"),
+                     check_epsilon(hist_eps, name="split[1]"),
+                     check_delta(hist_delta, name="split[2]"))
+            if split[2] <= 0.0:
+                raise ValueError("HistSparse needs a histogram delta > 0.")
+        self.svt_epsilon, self.hist_epsilon, self.hist_delta = split
         self.threshold = 1.0 - 3.0 * self.eta / 32.0
         self.current = initial
         self.ignore = ignore
