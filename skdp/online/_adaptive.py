@@ -9,6 +9,7 @@ from .._streams import keyed_generator
 from ..accounting import PrivacyBudget
 from ._adaptive_core import LiWangYeCore, resolve_adaptive_parameters
 from ._base import PrivateOnlineDomainClassifier
+from ._budget_split import ACCOUNTING
 from ._soa import base_learner_for
 
 __all__ = ["AdaptivePrivateOnlineClassifier"]
@@ -35,12 +36,12 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     with the *released* hypothesis h_t, then used. The learner keeps N_0 sibling sequences
     of a deterministic mistake-bounded base learner (the SOA by default) in layers
     s = 0 … D with N_s = N_0/2^s sequences, and a list L_s of frequent hypotheses released
-    by a PrivateHistogram. It releases the head of L_s until AboveThreshold (ε₀ = ε/2)
+    by a PrivateHistogram. It releases the head of L_s until AboveThreshold (ε₀ = ε/2, paper)
     sees about N_s (paper; N_s/2 practical) mistakes of it, then the next one; each
     round's example is appended to a uniformly random agreeing pair whose hypothesis errs
     on it. When L_s is exhausted, ``Update`` merges every colliding pair with a
     tournament example (random label) into a randomly permuted layer s + 1, and a
-    PrivateHistogram (ε₀/D, δ/D) of the hypotheses of its agreeing pairs gives L_{s+1}.
+    PrivateHistogram ((ε₀/D, δ/D), paper) of the hypotheses of its agreeing pairs gives L_{s+1}.
     Between switches h_t is fixed, so blocks are processed vectorised; memory is the N_0
     sequences (copy-on-write) and the lists.
 
@@ -72,6 +73,13 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     max_switches : int, optional
         Cap on the number of switches of the released hypothesis
         (default 1 + D·max_list_size).
+    accounting : {"tight", "paper"}, default="tight"
+        ``"paper"``: ε₀ = ε/2 for the AboveThreshold instances and (ε₀/D, δ/D) per
+        histogram (basic composition). ``"tight"``: the same weights scaled as far as
+        :func:`skdp.accounting.calibrate_plan` allows, with the split of δ whose
+        histogram noise bound is smallest (the paper's split is a candidate: with one
+        sparse vector and D ≤ 2 histograms it usually wins, so both give the same
+        numbers at the practical defaults).
     classes : array-like of shape (2,), default=None
         The label set, a **public** parameter: ``classes_`` is exactly
         ``np.unique(classes)`` (``classes_[1]`` is the +1 label) whatever ``y``
@@ -158,10 +166,13 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     on disjoint rounds, so together they are ε₀-DP; given the public randomness (i_t, π,
     ȳ, drawn whatever the data), changing one example changes at most one sequence per
     layer, hence one element of each V_s, and each of the at most D PrivateHistograms is
-    (ε₀/D, δ/D)-DP (:class:`~skdp.mechanisms.StableHistogram`); basic composition gives
-    (2ε₀, δ) = (ε, δ). D is a hard cap (it bounds the histograms), so the guarantee holds
-    whatever the stream; ``max_switches``/``max_list_size`` cap time and memory (privacy
-    needs no cap on switches: the instances run on disjoint rounds). ``fit`` and the first
+    (ε_hist, δ_hist)-DP (:class:`~skdp.mechanisms.StableHistogram`); one pure ε₀-DP part
+    and D (ε_hist, δ_hist)-DP parts compose to (ε, δ) — by basic composition with
+    ``accounting="paper"`` ((2ε₀, δ) = (ε, δ) for ε₀ = ε/2, (ε₀/D, δ/D)), by the
+    numerical accountant with ``"tight"`` (``parameters_`` holds the split). D is a hard
+    cap (it bounds the histograms), so the guarantee holds whatever the stream;
+    ``max_switches``/``max_list_size`` cap time and memory (privacy needs no cap on
+    switches: the instances run on disjoint rounds). ``fit`` and the first
     ``partial_fit`` of a stream charge (ε, δ); later blocks continue the same release.
     The fitted object holds private state (the sequences): publish predictions, not the
     pickled estimator. Copies of a fitted stream share a ledger: continuing two copies is
@@ -202,6 +213,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         "n_sequences": [Interval(numbers.Integral, 2, None, closed="left"), None],
         "max_list_size": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "max_switches": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "accounting": [StrOptions(set(ACCOUNTING))],
         "budget": [PrivacyBudget, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -210,8 +222,8 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
 
     def __init__(self, epsilon=1.0, delta=1e-6, hypothesis_class=None, n_rounds=None,
                  beta=0.05, *, preset="practical", n_layers=None, n_sequences=None,
-                 max_list_size=None, max_switches=None, budget=None, random_state=None,
-                 verbose=0, classes=None):
+                 max_list_size=None, max_switches=None, accounting="tight", budget=None,
+                 random_state=None, verbose=0, classes=None):
         self.epsilon = epsilon
         self.delta = delta
         self.hypothesis_class = hypothesis_class
@@ -222,6 +234,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         self.n_sequences = n_sequences
         self.max_list_size = max_list_size
         self.max_switches = max_switches
+        self.accounting = accounting
         self.budget = budget
         self.random_state = random_state
         self.verbose = verbose
@@ -243,7 +256,8 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
             plan["params"] = resolve_adaptive_parameters(
                 epsilon, delta, horizon, self.beta, plan["learner"].mistake_bound,
                 preset=self.preset, n_layers=self.n_layers, n_sequences=self.n_sequences,
-                max_list_size=self.max_list_size, max_switches=self.max_switches)
+                max_list_size=self.max_list_size, max_switches=self.max_switches,
+                accounting=self.accounting)
         super()._before_block(n_rows, first_call, from_fit, plan)
         if not first_call:
             seen = self.n_rounds_seen_ + n_rows

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..mechanisms import AboveThreshold, StableHistogram
+from ._budget_split import adaptive_split
 from ._soa import first_disagreement
 
 __all__ = ["AdaptiveParameters", "LiWangYeCore", "resolve_adaptive_parameters"]
@@ -56,9 +57,10 @@ class AdaptiveParameters:
     epsilon, delta : float
         The (ε, δ) of the whole stream.
     epsilon_svt : float
-        ε₀ = ε/2, shared by all AboveThreshold instances (they run on disjoint rounds).
+        ε₀, shared by all AboveThreshold instances (they run on disjoint rounds):
+        ε/2 with ``accounting="paper"``.
     hist_epsilon, hist_delta : float
-        (ε₀/D, δ/D) of each PrivateHistogram.
+        Of each PrivateHistogram: (ε₀/D, δ/D) with ``accounting="paper"``.
     hist_error : int
         Its probability-1 sup-error.
     horizon : int
@@ -75,6 +77,8 @@ class AdaptiveParameters:
         Cap on |L_s| (the highest released counts are kept).
     max_switches : int
         Cap on the number of switches (AboveThreshold ⊤ answers) of the whole stream.
+    accounting : str
+        ``"tight"`` or ``"paper"``: how (ε₀, ε_hist, δ_hist) were calibrated.
     """
 
     preset: str
@@ -93,6 +97,7 @@ class AdaptiveParameters:
     keep_thresholds: tuple
     max_list_size: int
     max_switches: int
+    accounting: str = "tight"
 
     def sequences_at(self, layer):
         """N_s."""
@@ -106,7 +111,7 @@ def _paper_keep(n_s, layer):
 
 def resolve_adaptive_parameters(epsilon, delta, horizon, beta, mistake_bound, *,
                                 preset="practical", n_layers=None, n_sequences=None,
-                                max_list_size=None, max_switches=None):
+                                max_list_size=None, max_switches=None, accounting="tight"):
     """Parameters of Alg 2 for a base learner with mistake bound d.
 
     ``preset="paper"`` (Li, Wang & Ye §3 and App. B): D = d layers; ε₀ = ε/2;
@@ -129,10 +134,12 @@ def resolve_adaptive_parameters(epsilon, delta, horizon, beta, mistake_bound, *,
     was often empty and the learner stopped).
 
     Privacy does not depend on any of these constants (see
-    :class:`~skdp.online.AdaptivePrivateOnlineClassifier`): D histograms at (ε₀/D, δ/D) and
-    AboveThreshold instances at ε₀ on disjoint rounds give (ε, δ) for any D, N_0 and
-    thresholds. ``n_layers`` and ``n_sequences`` override D and N_0 (N_0 is rounded up to a
-    multiple of 2^{D+1}).
+    :class:`~skdp.online.AdaptivePrivateOnlineClassifier`): D histograms at (ε_hist, δ_hist)
+    and AboveThreshold instances at ε₀ on disjoint rounds give (ε, δ) for any D, N_0 and
+    thresholds — by basic composition with ``accounting="paper"`` (ε₀ = ε/2,
+    (ε₀/D, δ/D)), by :func:`skdp.accounting.calibrate_plan` with ``"tight"``
+    (:func:`~skdp.online._budget_split.adaptive_split`). ``n_layers`` and
+    ``n_sequences`` override D and N_0 (N_0 is rounded up to a multiple of 2^{D+1}).
 
     Returns
     -------
@@ -141,7 +148,6 @@ def resolve_adaptive_parameters(epsilon, delta, horizon, beta, mistake_bound, *,
     if preset not in ("practical", "paper"):
         raise ValueError(f"preset must be 'practical' or 'paper', got {preset!r}.")
     d = max(1, int(mistake_bound))
-    eps0 = epsilon / 2.0
     if n_layers is not None:
         n_layers = int(n_layers)
     elif preset == "paper":
@@ -150,7 +156,7 @@ def resolve_adaptive_parameters(epsilon, delta, horizon, beta, mistake_bound, *,
         n_layers = min(d, PRACTICAL_MAX_LAYERS)
     if n_layers < 1:
         raise ValueError(f"n_layers must be ≥ 1, got {n_layers}.")
-    hist_eps, hist_delta = eps0 / n_layers, delta / n_layers
+    eps0, hist_eps, hist_delta = adaptive_split(epsilon, delta, n_layers, accounting).values
     probe = StableHistogram(hist_eps, hist_delta, random_state=0)
     hist_error = probe.max_error()
     release_threshold = probe.noise_bound + 2
@@ -199,7 +205,7 @@ def resolve_adaptive_parameters(epsilon, delta, horizon, beta, mistake_bound, *,
         hist_delta=hist_delta, hist_error=int(hist_error), horizon=int(horizon),
         beta=float(beta), svt_margin=float(margin), svt_thresholds=svt,
         keep_thresholds=keep, max_list_size=int(max_list_size),
-        max_switches=int(max_switches),
+        max_switches=int(max_switches), accounting=accounting,
     )
 
 

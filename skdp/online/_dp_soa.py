@@ -10,9 +10,10 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._streams import keyed_generator
-from ..accounting import PrivacyBudget, advanced_composition
+from ..accounting import PrivacyBudget
 from ..mechanisms import HistSparse, StableHistogram, stable_histogram_min_size
 from ._base import PrivateOnlineDomainClassifier
+from ._budget_split import ACCOUNTING, hist_sparse_split, per_round_histogram_split
 from ._soa import base_learner_for, first_disagreement
 
 __all__ = ["DPSOAClassifier", "DPSOAParameters"]
@@ -55,6 +56,8 @@ class DPSOAParameters:
         The horizon T (a hard cap on rounds with ``adaptive=True``).
     adaptive : bool
     preset : str
+    accounting : str
+        ``"tight"`` or ``"paper"``: how the split was calibrated.
     """
 
     n_trees: int
@@ -70,6 +73,7 @@ class DPSOAParameters:
     n_rounds: int | None
     adaptive: bool
     preset: str
+    accounting: str = "tight"
 
 
 def _theory_sizes(ldim, epsilon, delta, horizon):
@@ -310,11 +314,13 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         threshold ηk₂/2). Default 0.25 (practical; the paper's η = 2^{−4k₁}/(4k₁)).
     adaptive : bool, default=False
         The variant of Thm 4.2 for adaptive adversaries: no sparse vector; every round's
-        hypothesis is a fresh stable histogram at (ε′, δ′) = (ε/(2√(2T ln(1/δ))), δ/(2T))
-        (Lemma 5.4), for at most T = ``n_rounds`` rounds (hard cap), after which it stops
-        updating. Needs ``n_rounds``. The paper re-runs DP-SOA from scratch every round
-        (O(T²) work); skdp keeps one forest (same privacy proof for every fixed forest
-        randomness; the regret reduction of Thm 4.2 assumed fresh randomness per round).
+        hypothesis is a fresh stable histogram at (ε′, δ′) — with ``accounting="paper"``
+        (ε/(2√(2T ln(1/δ))), δ/(2T)) (Lemma 5.4), with ``"tight"`` the largest ε′ whose
+        T-fold composition the accountant puts within (ε, δ) — for at most
+        T = ``n_rounds`` rounds (hard cap), after which it stops updating. Needs
+        ``n_rounds``. The paper re-runs DP-SOA from scratch every round (O(T²) work);
+        skdp keeps one forest (same privacy proof for every fixed forest randomness; the
+        regret reduction of Thm 4.2 assumed fresh randomness per round).
     n_rounds : int, optional
         T. Required with ``adaptive=True`` (the composition is over T rounds); with
         ``preset="theory"`` it sizes k₂ (default 10⁶); otherwise unused.
@@ -323,6 +329,15 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         dimension d, for every parameter not given — refused with a clear ValueError
         when the forest cannot fit in memory (always, unless k₂ and k₁ are given: k₂ ≥
         2^{8k₁+6}). ``"practical"``: the defaults above.
+    accounting : {"tight", "paper"}, default="tight"
+        How (ε, δ) is split over the mechanisms. ``"paper"``: basic composition of
+        HistSparse's sparse vector (2ε/3) and c histograms (ε/(3c), δ/c), or Lemma 5.4
+        (advanced composition) with ``adaptive=True``. ``"tight"``: the same relative
+        weights, scaled as far as :func:`skdp.accounting.calibrate_plan` allows (PLD /
+        Rényi accounting of one pure ε_svt-DP sparse vector and c (ε_hist, δ_hist)-DP
+        histograms, or of T per-round histograms), with the split of δ between the
+        histograms and the composition whose histogram noise bound is smallest (the
+        paper's split is a candidate, so it is never worse). See ``parameters_``.
     classes : array-like of shape (2,), default=None
         The label set, a **public** parameter: ``classes_`` is exactly
         ``np.unique(classes)`` (``classes_[1]`` is the +1 label) whatever ``y``
@@ -387,10 +402,13 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
     differ in one row (Golowich & Livni 2021, Lemma A.1 with Lemma 5.3): one row changes the
     sequence of one tree only, so every list L_t changes in at most one of k₂ positions, and
     :class:`~skdp.mechanisms.HistSparse` is (ε, δ)-DP on such lists — its whole transcript,
-    including the rounds it switched at (sparse vector ε_svt = 2ε/3, c stable histograms at
-    (ε/(3c), δ/c)). The cutoff c is enforced. ``adaptive=True``: every round's histogram is
-    (ε′, δ′)-DP on a 1-sensitive list, and T of them compose to (ε, δ) by advanced
-    composition (Lemma 5.4; checked numerically at fit, refused if it does not hold); at
+    including the rounds it switched at: a pure ε_svt-DP sparse vector and c stable
+    histograms, (ε_hist, δ_hist)-DP each, whose adaptive composition is within (ε, δ) by
+    basic composition (``accounting="paper"``: ε_svt = 2ε/3, (ε/(3c), δ/c)) or by the
+    numerical accountant (``"tight"``, :func:`skdp.accounting.calibrate_plan`). The cutoff
+    c is enforced. ``adaptive=True``: every round's histogram is (ε′, δ′)-DP on a
+    1-sensitive list, and T of them compose to (ε, δ) by advanced composition (Lemma 5.4;
+    checked numerically at fit, refused if it does not hold) or by the accountant; at
     most T rounds are released. ``fit`` and the first ``partial_fit`` of a stream charge (ε,
     δ); later blocks cost nothing more. The fitted object holds private state (the forest):
     publish predictions, not the pickled estimator. Copies of a fitted stream share a
@@ -432,6 +450,7 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         "adaptive": ["boolean"],
         "n_rounds": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "preset": [StrOptions({"practical", "theory"})],
+        "accounting": [StrOptions(set(ACCOUNTING))],
         "budget": [PrivacyBudget, None],
         "random_state": ["random_state", np.random.Generator],
         "verbose": ["verbose"],
@@ -440,7 +459,8 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
 
     def __init__(self, epsilon=1.0, delta=1e-6, hypothesis_class=None, *, n_trees=None,
                  n_leaves=None, max_switches=None, eta=None, adaptive=False, n_rounds=None,
-                 preset="practical", budget=None, random_state=None, verbose=0, classes=None):
+                 preset="practical", accounting="tight", budget=None, random_state=None,
+                 verbose=0, classes=None):
         self.epsilon = epsilon
         self.delta = delta
         self.hypothesis_class = hypothesis_class
@@ -451,6 +471,7 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         self.adaptive = adaptive
         self.n_rounds = n_rounds
         self.preset = preset
+        self.accounting = accounting
         self.budget = budget
         self.random_state = random_state
         self.verbose = verbose
@@ -489,18 +510,16 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         if k1 & (k1 - 1):
             raise ValueError(f"n_leaves must be a power of two (full binary trees), got {k1}.")
         if self.adaptive:
-            horizon = self.n_rounds
-            rel_eps = epsilon / (2.0 * math.sqrt(2.0 * horizon * math.log(1.0 / delta)))
-            rel_delta = delta / (2.0 * horizon)
-            total = advanced_composition(rel_eps, rel_delta, horizon, delta / 2.0)
-            if total.epsilon > epsilon or total.delta > delta:
-                raise ValueError(
-                    f"{name}(adaptive=True): {horizon} rounds at ε′ = {rel_eps:.3g} compose "
-                    f"to {total}, more than (ε, δ) = ({epsilon}, {delta}) (Lemma 5.4 needs "
-                    "a small ε); lower epsilon or n_rounds.")
+            try:
+                split = per_round_histogram_split(epsilon, delta, self.n_rounds,
+                                                  self.accounting)
+            except ValueError as exc:
+                raise ValueError(f"{name}(adaptive=True): {exc}") from None
+            rel_eps, rel_delta = split.values
             hist_eps, hist_delta, svt_eps = rel_eps, rel_delta, 0.0
         else:
-            svt_eps, hist_eps, hist_delta = HistSparse.budget_split(epsilon, delta, c)
+            svt_eps, hist_eps, hist_delta = hist_sparse_split(epsilon, delta, c,
+                                                              self.accounting).values
             rel_eps = rel_delta = 0.0
         # refuses unusable noise scales now, before the charge (no randomness is used)
         StableHistogram(hist_eps, hist_delta, eta=eta, random_state=0)
@@ -523,6 +542,7 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
             threshold=1.0 - 3.0 * eta / 32.0, svt_epsilon=svt_eps, hist_epsilon=hist_eps,
             hist_delta=hist_delta, release_epsilon=rel_eps, release_delta=rel_delta,
             n_rounds=self.n_rounds, adaptive=bool(self.adaptive), preset=self.preset,
+            accounting=self.accounting,
         )
 
     # ----------------------------------------------------------------- stream hooks
@@ -556,6 +576,7 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         return self._hist_sparse_class(
             epsilon, delta, params.n_trees, params.eta, params.max_switches,
             initial=self._released_hid, ignore=_BOTTOM,
+            split=(params.svt_epsilon, params.hist_epsilon, params.hist_delta),
             random_state=keyed_generator(self._entropy, _key(_ROLE_HIST_SPARSE, 0)))
 
     def _released_predict(self, x):

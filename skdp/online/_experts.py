@@ -27,6 +27,7 @@ from ..hypotheses.littlestone import littlestone_dimension
 from ..mechanisms.binary_tree import BinaryTreeCounter
 from ..mechanisms.laplace import discrete_laplace
 from ._batch_sanitized import _AgnosticOnlineClassifier, sample_rows, softmax_rows
+from ._budget_split import ACCOUNTING, tree_counter_split
 from ._sanitizers import allocate_rows
 from ._soa import SOALearner
 
@@ -168,25 +169,26 @@ class _ConstructedExperts:
     """Li, Wang & Ye's Alg 5–7 for one bucket of T rounds over a finite domain.
 
     * Alg 5 (sanitization for intervals): the binary mechanism over the N x-cells
-      (:class:`CellTreeCounter`, ε_san/2 per cell) releases noisy running x-counts; the
+      (:class:`CellTreeCounter`, ε_cell each) releases noisy running x-counts; the
       synthetic sequence of an interval (l, r] is r − l points allocated in proportion
       to the clipped noisy counts R_r − R_l (:func:`allocate_rows`, in cell order).
     * Alg 6 (experts): expert (i₁, …, i_m, j₁, …, j_m) runs the SOA and, right after
       round i_k, forces it to err on the (j_k − i_{k−1})-th synthetic point of
       (i_{k−1}, i_k] (label: the opposite of its prediction there).
     * Alg 7 + OPE: every expert's noisy cumulative loss is linear in the running
-      (x, y)-cell counts released by a second :class:`CellTreeCounter` (ε_ope/2 per
+      (x, y)-cell counts released by a second :class:`CellTreeCounter` (ε_cell per
       cell), piecewise over the expert's ≤ M + 1 hypotheses; Hedge draws the expert.
 
-    All experts are post-processing of the two counters: (ε_san + ε_ope)-DP.
+    All experts are post-processing of the two counters: one row moves two cells of
+    each, so the release is 4L discrete Laplace node noises of scale L/ε_cell.
     """
 
-    def __init__(self, labels, horizon, max_switches, eps_san, eps_ope, entropy, keys,
+    def __init__(self, labels, horizon, max_switches, cell_epsilon, entropy, keys,
                  counter_class):
         self.n_domain = labels.shape[1]
         self.horizon = horizon
-        self.san = counter_class(self.n_domain, horizon, eps_san / 2.0, entropy, keys[0])
-        self.ope = counter_class(2 * self.n_domain, horizon, eps_ope / 2.0, entropy, keys[1])
+        self.san = counter_class(self.n_domain, horizon, cell_epsilon, entropy, keys[0])
+        self.ope = counter_class(2 * self.n_domain, horizon, cell_epsilon, entropy, keys[1])
         self._san_hist = [self.san.released_.copy()]
         self._ope_hist = [self.ope.released_.copy()]
         switches = self._enumerate(horizon, max_switches)
@@ -277,20 +279,22 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
     domain indices, shape (n, 1)). Round t draws an expert from
     p_t(h) ∝ exp(−η·L̃_{t−1}(h)) and predicts its label, where L̃ are the experts'
     cumulative losses computed from the privately released running counts of the 2N
-    cells (x, y) (:class:`CellTreeCounter`, each cell with ε/2). The noise in every
-    L̃(h) is a sum of O(N·log T) discrete Laplace terms of scale O(log T/ε), however many
-    experts there are, so the expected regret against the best expert in hindsight is
-    Hedge's √(T·ln H / 2) plus O(√N·log^{1.5}T/ε) — Õ(√T) in T, the rate of Li, Wang &
-    Ye's Theorem 4.4 with the class itself as the set of experts (possible for finite
-    classes on finite domains; their constructed experts, Alg 6–7, are for classes with
-    large or infinite domains).
+    cells (x, y) (:class:`CellTreeCounter`, ε/2 per cell, or what ``accounting``
+    allows). The noise in every L̃(h) is a sum of O(N·log T) discrete Laplace terms of
+    scale O(log T/ε), however many experts there are, so the expected regret against
+    the best expert in hindsight is Hedge's √(T·ln H / 2) plus O(√N·log^{1.5}T/ε) —
+    Õ(√T) in T, the rate of Li, Wang & Ye's Theorem 4.4 with the class itself as the set
+    of experts (possible for finite classes on finite domains; their constructed
+    experts, Alg 6–7, are for classes with large or infinite domains).
 
     Parameters
     ----------
     epsilon : float, default=1.0
         ε of the whole stream (every prediction).
     delta : float, default=1e-6
-        Accepted for a uniform interface; the learner is pure ε-DP and charges δ = 0.
+        With ``accounting="tight"`` and δ > 0, the δ the numerical accountant may use to
+        lower the counters' noise (then charged); with ``accounting="paper"`` or δ = 0
+        the learner is pure ε-DP and charges δ = 0.
     experts : FiniteClass, ±1 label matrix, ThresholdVersionSpace or PointVersionSpace
         The experts (required). At most 2²⁴ (expert, point) entries.
     n_rounds : int, optional
@@ -312,6 +316,14 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
     max_experts : int, default=20000
         ``"constructed"`` refuses (ValueError, nothing spent) when the expert count
         would exceed it (memory and Python time grow linearly in it).
+    accounting : {"tight", "paper"}, default="tight"
+        How each cell counter's ε_cell is set. A row moves m cell streams (m = 2; 4 with
+        ``"constructed"``), each in L = ⌊log₂ T⌋ + 1 nodes of its bucket's binary
+        mechanism, so a bucket releases m·L discrete Laplace node noises of scale
+        L/ε_cell that a row shifts by ≤ 1. ``"paper"``: ε_cell = ε/m (basic
+        composition, pure ε-DP). ``"tight"``: the largest ε_cell for which
+        :func:`skdp.accounting.calibrate_plan` puts those m·L noises within (ε, δ) —
+        used in a bucket only when it beats ε/m; needs δ > 0 (δ = 0 gives the paper's).
     classes : array-like of shape (2,), default=None
         The label set, a **public** parameter: ``classes_`` is exactly
         ``np.unique(classes)`` (``classes_[1]`` is the +1 label) whatever ``y``
@@ -352,17 +364,24 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
 
     Privacy
     -------
-    ε-DP (δ = 0) for the whole sequence of predictions (and every ``predict``), for every
-    stream — oblivious or adaptive, of any length — against neighbouring streams that
-    differ in one row: within a bucket, the released running cell counts are ε-DP
-    (:class:`CellTreeCounter`: two cells change, ε/2 each; binary mechanism, Chan, Shi &
-    Song 2011, Thm 3.5), and predictions are post-processing of them and of independent
-    randomness; buckets hold disjoint rounds (parallel composition). The horizon of each
+    (ε, δ)-DP — with ``accounting="paper"`` or δ = 0, ε-DP (δ = 0) — for the whole
+    sequence of predictions (and every ``predict``), for every stream — oblivious or
+    adaptive, of any length — against neighbouring streams that differ in one row:
+    within a bucket, the released running cell counts are post-processing of the node
+    noises of the binary mechanism (Chan, Shi & Song 2011, Thm 3.5); a row moves two
+    cells, each in at most L nodes, each node sum by at most 1, so the bucket is the
+    adaptive composition of 2L discrete Laplace mechanisms of scale L/ε_cell: ε-DP for
+    ε_cell = ε/2 (basic composition, ``"paper"``), (ε, δ)-DP for the ε_cell calibrated by
+    the accountant (``"tight"``; PLD of discrete Laplace, Canonne, Kamath & Steinke
+    2020). Predictions are post-processing of the counts and of independent randomness;
+    buckets hold disjoint rounds (parallel composition). The horizon of each
     counter is enforced (a new bucket starts), so no assumption on the stream is needed.
-    With ``construction="constructed"``: ε/2 goes to the binary-mechanism sanitization
-    of the x's (Alg 5; x-cells, ε/4 each) and ε/2 to the (x, y)-cell counts of the OPE
-    layer; the experts and their losses are post-processing of both (Li, Wang & Ye,
-    Thm 4.4 composes the two the same way: (2ε, 2δ) from two (ε, δ) parts). Charged
+    With ``construction="constructed"``: the binary-mechanism sanitization of the x's
+    (Alg 5; two x-cells move) and the (x, y)-cell counts of the OPE layer (two cells
+    move) share the budget equally — ``"paper"``: ε/2 each, ε/4 per cell; ``"tight"``:
+    4L node noises calibrated together; the experts and their losses are
+    post-processing of both (Li, Wang & Ye, Thm 4.4 composes the two the same way:
+    (2ε, 2δ) from two (ε, δ) parts). Charged
     once per stream; copies of a fitted stream share a fork ledger.
 
     References
@@ -398,6 +417,7 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
                           StrOptions({"auto"})],
         "construction": [StrOptions({"class", "constructed"})],
         "max_experts": [Interval(numbers.Integral, 1, None, closed="left")],
+        "accounting": [StrOptions(set(ACCOUNTING))],
         "budget": [PrivacyBudget, None],
         "random_state": ["random_state", np.random.Generator],
         "verbose": ["verbose"],
@@ -408,7 +428,8 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
 
     def __init__(self, epsilon=1.0, delta=1e-6, experts=None, n_rounds=None, *,
                  learning_rate="auto", construction="class", max_experts=20_000,
-                 budget=None, random_state=None, verbose=0, classes=None):
+                 accounting="tight", budget=None, random_state=None, verbose=0,
+                 classes=None):
         self.epsilon = epsilon
         self.delta = delta
         self.experts = experts
@@ -416,6 +437,7 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
         self.learning_rate = learning_rate
         self.construction = construction
         self.max_experts = max_experts
+        self.accounting = accounting
         self.budget = budget
         self.random_state = random_state
         self.verbose = verbose
@@ -443,8 +465,16 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
         return n_domain, plan
 
     def _stream_cost(self, plan):
-        epsilon, _ = self._check_privacy_params()
-        return epsilon, 0.0
+        epsilon, delta = self._check_privacy_params()
+        # "tight" may spend δ in any bucket (those whose accounting beats the paper's).
+        return epsilon, (delta if self.accounting == "tight" else 0.0)
+
+    def _cell_epsilon(self, horizon):
+        """ε_cell of the counters of a bucket of ``horizon`` rounds (see ``accounting``)."""
+        epsilon, delta = self._check_privacy_params()
+        changed = 4 if self.construction == "constructed" else 2
+        n_levels = int(horizon).bit_length()  # BinaryTreeCounter's L
+        return tree_counter_split(epsilon, delta, n_levels, changed, self.accounting).values[0]
 
     def _init_stream(self, plan):
         self._loss_matrix = _loss_vectors(plan["labels"])
@@ -454,18 +484,17 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
     def _new_bucket(self, horizon):
         self._uniform_page = (-1, None)
         self._mixture = None
+        cell_epsilon = self._cell_epsilon(horizon)
         if self.construction == "constructed":
-            # ε/2 for the sanitization of the x's (Alg 5), ε/2 for the OPE counts.
+            # equal shares for the sanitization of the x's (Alg 5) and the OPE counts
             self._engine = _ConstructedExperts(
-                self.labels_, horizon, self._max_switches, self.epsilon / 2.0,
-                self.epsilon / 2.0, self._entropy, (self._key(2**39), self._key(0)),
-                self._counter_class)
+                self.labels_, horizon, self._max_switches, cell_epsilon, self._entropy,
+                (self._key(2**39), self._key(0)), self._counter_class)
             self._counter = self._engine.ope
             n_experts = self._engine.n_experts
         else:
             self._counter = self._counter_class(self._loss_matrix.shape[0], horizon,
-                                                self.epsilon / 2.0, self._entropy,
-                                                self._key(0))
+                                                cell_epsilon, self._entropy, self._key(0))
             n_experts = self.labels_.shape[0]
         self.n_experts_ = n_experts
         self.learning_rate_ = (math.sqrt(8.0 * math.log(max(n_experts, 2)) / horizon)

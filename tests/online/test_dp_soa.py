@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from skdp import PrivacyBudget
-from skdp.accounting import advanced_composition
+from skdp.accounting import ApproxDP, account, advanced_composition
 from skdp.exceptions import PrivacyWarning
 from skdp.hypotheses import FiniteClass
 from skdp.hypotheses.littlestone import (
@@ -149,7 +149,8 @@ def test_bad_parameters_refused_before_any_charge():
     for kw, match in [(dict(n_leaves=6), "power of two"),
                       (dict(adaptive=True), "needs n_rounds"),
                       (dict(n_trees=2**22, n_leaves=8), "memory limit"),
-                      (dict(adaptive=True, n_rounds=10, epsilon=500.0), "compose"),
+                      (dict(adaptive=True, n_rounds=10, epsilon=500.0, accounting="paper"),
+                       "compose"),
                       (dict(hypothesis_class=None), "needs a hypothesis_class")]:
         params = dict(epsilon=1.0, hypothesis_class=PointVersionSpace(4), budget=budget)
         params.update(kw)
@@ -158,17 +159,24 @@ def test_bad_parameters_refused_before_any_charge():
     assert budget.spent.epsilon == 0
 
 
-def test_adaptive_variant_composition_and_horizon():
+@pytest.mark.parametrize("accounting", ["paper", "tight"])
+def test_adaptive_variant_composition_and_horizon(accounting):
     X, y = _points(3000)
     clf = DPSOAClassifier(1.0, 1e-6, PointVersionSpace(4), n_trees=50, adaptive=True,
-                          n_rounds=1000, random_state=0)
+                          n_rounds=1000, accounting=accounting, random_state=0)
     with pytest.warns(PrivacyWarning, match="n_rounds=1000"):
         clf.fit(X, y)
     p = clf.parameters_
-    assert p.release_epsilon == pytest.approx(1.0 / (2 * np.sqrt(2 * 1000 * np.log(1e6))))
-    assert p.release_delta == pytest.approx(1e-6 / 2000)
-    total = advanced_composition(p.release_epsilon, p.release_delta, 1000, 0.5e-6)
-    assert total.epsilon <= 1.0 and total.delta <= 1e-6
+    paper_eps = 1.0 / (2 * np.sqrt(2 * 1000 * np.log(1e6)))
+    if accounting == "paper":
+        assert p.release_epsilon == pytest.approx(paper_eps)
+        assert p.release_delta == pytest.approx(1e-6 / 2000)
+        total = advanced_composition(p.release_epsilon, p.release_delta, 1000, 0.5e-6)
+        assert total.epsilon <= 1.0 and total.delta <= 1e-6
+    else:  # T histograms at (ε′, δ′) within (ε, δ) by the accountant; ε′ ≥ the paper's
+        events = [(ApproxDP(p.release_epsilon, p.release_delta), 1000)]
+        assert account(events).epsilon(1e-6) <= 1.0
+        assert p.release_epsilon > 2 * paper_eps
     assert clf.updates_stopped_ and clf.n_rounds_seen_ == 3000
     assert clf._forest.n_events <= clf._n_forest_updates  # no update after the horizon
     updates = clf._n_forest_updates

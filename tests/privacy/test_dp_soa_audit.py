@@ -186,8 +186,11 @@ H_PARAMS = dict(epsilon=2.0, delta=0.05, n_trees=K_H, n_leaves=K1, max_switches=
 
 
 def _tau():
+    # the histogram the estimator runs (its split comes from its accounting)
+    p = Planned(hypothesis_class=_FlipLearner(), **H_PARAMS)._resolve(_FlipLearner())
     hs = HistSparse(H_PARAMS["epsilon"], H_PARAMS["delta"], K_H, H_PARAMS["eta"], 1,
-                    initial=0, random_state=0)
+                    initial=0, split=(p.svt_epsilon, p.hist_epsilon, p.hist_delta),
+                    random_state=0)
     return hs._hist._threshold(K_H)
 
 
