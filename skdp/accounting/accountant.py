@@ -34,12 +34,15 @@ from typing import NamedTuple
 from .._validation import check_delta, check_epsilon, check_positive_int
 from ..exceptions import PrivacyParameterError
 from . import _pld, _rdp
+from .composition import _optimal_epsilon, calibrate
 from .events import ApproxDP, BoundedRange, DiscreteLaplace, Gaussian, Laplace, PureDP
 
 __all__ = ["Accounting", "Calibration", "PlanItem", "account", "calibrate_plan", "epsilon_of"]
 
 METHODS = ("tight", "pld", "rdp", "basic", "advanced")
 _EVENTS = (PureDP, BoundedRange, ApproxDP, Laplace, DiscreteLaplace, Gaussian)
+# Up to this many equal events, "tight" also evaluates the exact KOV bound (O(count)).
+_EXACT_MAX_COUNT = 10**5
 # Calibration stops once the bracket on the scale is this small relative to it.
 _SCALE_RTOL = 1e-7
 
@@ -150,6 +153,17 @@ class Accounting:
         spread = math.fsum(count * e.epsilon**2 for e, count in groups)
         return min(basic, drift + math.sqrt(2.0 * math.log(1.0 / slack) * spread))
 
+    def _exact_homogeneous(self, delta):
+        """The exact optimal k-fold composition (KOV) when every event is the same ε-DP or
+        (ε, δ)-DP one: no discretisation at all. ∞ when it does not apply."""
+        if len(self._groups) != 1 or self._has_gaussian:
+            return math.inf
+        (event, count), = self._groups.items()
+        if count > _EXACT_MAX_COUNT:
+            return math.inf
+        result = _optimal_epsilon(event.epsilon, event.delta, count, delta)
+        return math.inf if result is None else result[0]
+
     def _rdp_epsilon(self, delta):
         return _rdp.epsilon(self._divergence, delta - self._own_delta)
 
@@ -169,7 +183,9 @@ class Accounting:
             candidates.append(self._basic(delta))
         if closed and self.method in ("tight", "advanced"):
             candidates.append(self._advanced(delta))
-        return min(candidates)
+        if self.method == "tight":
+            candidates.append(self._exact_homogeneous(delta))
+        return float(min(candidates))
 
     def delta(self, epsilon):
         """The smallest δ (an upper bound) at which the composition is (ε, δ)-DP."""
@@ -181,7 +197,7 @@ class Accounting:
             candidates.append(min(1.0, _rdp.delta(self._divergence, epsilon) + self._own_delta))
         if self._closed_form_applies() and self.method in ("tight", "basic", "advanced"):
             candidates.append(self._closed_form_delta(epsilon))
-        return min(candidates)
+        return float(min(candidates))
 
     def _closed_form_delta(self, epsilon):
         """δ(ε) of basic / advanced composition, by bisection on log δ."""
@@ -363,7 +379,7 @@ def calibrate_plan(plan, epsilon, delta, method="tight"):
     # of the methods) is the largest over the methods: cheap closed forms first, then
     # the PLD only where it can still beat them.
     gaussian = any(item.kind is Gaussian for item in items)
-    best = 0.0
+    best = _exact_homogeneous_scale(items, epsilon, delta) if method == "tight" else 0.0
     for each in _component_methods(method, gaussian):
         def spent(scale, each=each):
             return account(plan_at(scale), each).epsilon(delta)
@@ -381,6 +397,20 @@ def calibrate_plan(plan, epsilon, delta, method="tight"):
         best, tuple(item.weight * best for item in items), events,
         account(events, method).epsilon(delta), delta,
     )
+
+
+def _exact_homogeneous_scale(items, epsilon, delta):
+    """The scale from the exact KOV calibration when the plan is one group of equal
+    ε-DP or (ε, δ)-DP events (what "tight" accounting then reports); else 0."""
+    if len(items) != 1 or items[0].kind is Gaussian or items[0].count > _EXACT_MAX_COUNT:
+        return 0.0
+    (item,) = items
+    own = item.delta if item.kind is ApproxDP else 0.0
+    try:
+        step = calibrate(epsilon, delta, item.count, method="optimal", step_delta=own).epsilon
+    except PrivacyParameterError:
+        return 0.0
+    return step / item.weight
 
 
 def _component_methods(method, gaussian):
