@@ -10,6 +10,10 @@ output is the whole released list. Events are chosen on a pilot sample by
 Negative controls the same audit must catch: the greedy argmax list (noise off),
 and a DP list whose final default rule is the plain majority of the remaining rows
 (a private cover with a non-private default, the bug the issue warns about).
+
+A second, sharper pair (:func:`_sharp_pair`) makes both selections of a 2-step list
+lose nearly their whole ε̂ on one fixed event, so an estimator calibrated for 2ε
+(``_TwiceEpsilon``) is caught while the real one, at the tight accountant's ε̂, passes.
 """
 
 import numpy as np
@@ -92,14 +96,14 @@ def test_private_run_is_fit():
 
 
 @pytest.mark.parametrize(
-    "epsilon, delta, max_rules",
+    "epsilon, delta, max_rules, accounting",
     [
-        (2.0, 0.0, 1),  # pure ε: basic composition, 2 steps of ε/2 — the tightest setting
-        (4.0, 0.05, 2),  # EMCover (Lemma 18): ε̂ = 4 / (2(ln 20 + 3/2)) ≈ 0.45
+        (2.0, 0.0, 1, "basic"),  # pure ε: basic composition, 2 steps of ε/2
+        (4.0, 0.05, 2, "emcover"),  # EMCover (Lemma 18): ε̂ = 4 / (2(ln 20 + 3/2)) ≈ 0.45
+        (2.0, 0.05, 1, "tight"),  # the accountant: 2 steps of ε̂ ≈ 1.39 (basic: 1.0)
     ],
 )
-def test_dp_decision_list_audit(epsilon, delta, max_rules):
-    accounting = "emcover" if delta else "basic"
+def test_dp_decision_list_audit(epsilon, delta, max_rules, accounting):
     clf = DPDecisionListClassifier(
         epsilon=epsilon, delta=delta, max_rules=max_rules, accounting=accounting
     )
@@ -117,5 +121,56 @@ def test_negative_control_greedy_argmax():
 def test_negative_control_non_private_default():
     clf = _NonPrivateDefault(epsilon=2.0, delta=0.0, max_rules=1, accounting="basic")
     result = audit_mechanism(_private_sampler(clf), D0, D1, n_samples=4_000)
+    print(result)
+    assert result.epsilon_lower_bound > 2.0, result
+
+
+# -- a sharp pair: both selections of a 2-step list (max_rules=1) leak almost ε̂ ----------
+SHARP_FEATURES = 30
+
+
+def _sharp_pair():
+    """D: 4 rows labelled 0 on which features 0..29 all fire, 2 empty rows labelled 1;
+    feature 30 (f*) never fires. D′ adds a row labelled 1 on which 0..29 fire.
+
+    Step 1: the 30 rules (f_i, 0) and (T, 0) lose a point in D′, the two f* rules do not,
+    so "f* first" is ≈ e^{ε̂}·30/(2 + 30e^{−ε̂})/32 likelier under D′. Step 2 (default,
+    f* covered nothing): label 0 errs on 2 rows in D and 3 in D′, label 1 on 4: the
+    default 1 is ≈ 2.3× likelier under D′ at ε̂ = 1. The event "f* first, then default
+    1" carries most of both steps' ε̂.
+    """
+    k = SHARP_FEATURES
+    X = np.vstack([np.c_[np.ones((4, k)), np.zeros((4, 1))], np.zeros((2, k + 1))])
+    y = np.r_[np.zeros(4), np.ones(2)].astype(np.intp)
+    extra = np.r_[np.ones(k), 0.0]
+    return (X.astype(int), y), (np.vstack([X, extra]).astype(int), np.r_[y, 1])
+
+
+def _sharp_event(out):
+    return (out[:, 0] == SHARP_FEATURES) & (out[:, -1] == 1)
+
+
+class _TwiceEpsilon(DPDecisionListClassifier):
+    """Broken: calibrates its steps for 2ε while claiming (and charging) ε."""
+
+    def _plan(self, epsilon, delta, n_features):
+        return super()._plan(2.0 * epsilon, delta, n_features)
+
+
+def test_tight_decision_list_sharp_audit():
+    d0, d1 = _sharp_pair()
+    clf = DPDecisionListClassifier(epsilon=2.0, delta=1e-6, max_rules=1, accounting="tight")
+    assert clf._plan(2.0, 1e-6, SHARP_FEATURES + 1)[1] == "tight"
+    result = audit_mechanism(_private_sampler(clf), d0, d1, n_samples=12_000,
+                             events=[_sharp_event], delta=1e-6)
+    print(result)
+    assert result.epsilon_lower_bound <= 2.0, result
+
+
+def test_negative_control_calibrated_for_twice_epsilon():
+    d0, d1 = _sharp_pair()
+    clf = _TwiceEpsilon(epsilon=2.0, delta=1e-6, max_rules=1, accounting="tight")
+    result = audit_mechanism(_private_sampler(clf), d0, d1, n_samples=20_000,
+                             events=[_sharp_event], delta=1e-6)
     print(result)
     assert result.epsilon_lower_bound > 2.0, result
