@@ -10,7 +10,10 @@ One function per learner, each with two methods:
   their own (stable histograms), a few public splits of δ between their δ and the
   composition's slack are calibrated and the one whose histogram has the smallest noise
   bound is kept; the paper's split is always among the candidates, so "tight" is never
-  worse than "paper" for the quantity the learner's utility depends on.
+  worse than "paper" for the quantity the learner's utility depends on. Plans whose
+  per-event ε falls below 10⁻⁵ (where the Rényi divergences lose precision) or where
+  the PLD overflows are calibrated by PLD or the closed forms alone; calibrated ε's
+  are shaved by a relative 10⁻⁵, a margin over the accountant's rounding.
 
 Every function returns a :class:`Split`: the per-mechanism parameters, the events
 ``((event, count), …)`` they amount to, and the accountant method that certifies that
@@ -48,9 +51,18 @@ ACCOUNTING = ("tight", "paper")
 # the composition); the paper's split (fraction 1, or 1/2 for DP-SOA's adaptive variant)
 # is always a candidate too.
 _DELTA_SHARES = (0.5, 0.9, 0.99)
-# Calibrated ε's are shaved by this relative amount before they reach a mechanism, so
-# that float rounding in the mechanism's own noise-scale arithmetic cannot exceed them.
-_SHAVE = 1e-12
+# Calibrated ε's are shaved by this relative amount before they reach a mechanism: a
+# margin over the accountant's floating-point error (its Rényi divergences of randomized
+# response are computed to about 10⁻⁶ relative for ε ≥ 10⁻⁵) and over the rounding in
+# the mechanisms' own noise-scale arithmetic.
+_SHAVE = 1e-5
+# Below this per-event ε the Rényi divergence of randomized response loses its
+# precision (cancellation; it is even negative below 10⁻⁸): such plans are calibrated
+# without the Rényi method (PLD, or the closed forms).
+_RDP_MIN_EPSILON = 1e-5
+# Plans with more events than this are not calibrated numerically ("tight" keeps the
+# paper's split): their per-event ε would be below the noise samplers' limit anyway.
+_MAX_EVENTS = 10**9
 
 
 @dataclass(frozen=True)
@@ -87,18 +99,34 @@ def _shave(x):
 
 
 def _noise_bound(epsilon, delta):
-    return StableHistogram(epsilon, delta, random_state=0).noise_bound
+    try:
+        return StableHistogram(epsilon, delta, random_state=0).noise_bound
+    except ValueError:  # a scale the sampler refuses: unusable
+        return math.inf
+
+
+def _try_calibrate(plan, epsilon, delta, method):
+    try:
+        return calibrate_plan(plan, epsilon, delta, method=method)
+    except PrivacyParameterError:
+        raise
+    except (ArithmeticError, ValueError):  # the PLD overflows for per-event ε ≳ 37
+        return None
 
 
 def _calibrate(plan, epsilon, delta):
-    """``calibrate_plan`` by "tight"; by "advanced" (basic or DRV, whichever is smaller)
-    where the numerical accountant fails (it overflows for per-event ε ≳ 37)."""
-    try:
-        return calibrate_plan(plan, epsilon, delta), "tight"
-    except (ArithmeticError, ValueError) as exc:
-        if isinstance(exc, PrivacyParameterError):
-            raise
-        return calibrate_plan(plan, epsilon, delta, method="advanced"), "advanced"
+    """(calibration, method): ``calibrate_plan`` by "tight"; where that fails, or a
+    per-event ε falls below ``_RDP_MIN_EPSILON``, the best of "pld" and "advanced"
+    (basic or DRV composition, whichever is smaller; always succeeds)."""
+    cal = _try_calibrate(plan, epsilon, delta, "tight")
+    if cal is not None and min(cal.epsilons) >= _RDP_MIN_EPSILON:
+        return cal, "tight"
+    best = (calibrate_plan(plan, epsilon, delta, method="advanced"), "advanced")
+    if min(best[0].epsilons) < 1.0:  # the PLD overflows at large ε
+        pld = _try_calibrate(plan, epsilon, delta, "pld")
+        if pld is not None and pld.scale > best[0].scale:
+            best = (pld, "pld")
+    return best
 
 
 def _best_by_histogram(candidates, hist_index):
@@ -128,7 +156,7 @@ def hist_sparse_split(epsilon, delta, max_switches, accounting="tight"):
     svt, hist, hist_delta = HistSparse.budget_split(epsilon, delta, c)
     paper = Split((svt, hist, hist_delta), ((PureDP(svt), 1), (ApproxDP(hist, hist_delta), c)),
                   "basic", "paper")
-    if _check(accounting) == "paper":
+    if _check(accounting) == "paper" or c > _MAX_EVENTS:
         return paper
     candidates = [paper]
     for share in _DELTA_SHARES:

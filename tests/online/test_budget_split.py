@@ -35,8 +35,8 @@ def _noise_bound(epsilon, delta):
 
 def _within(split, epsilon, delta):
     """The split's events compose within (ε, δ) by its certifying accountant method
-    ("basic" / "advanced" for the paper's closed forms, else "tight")."""
-    assert split.method in ("basic", "advanced", "tight")
+    ("basic" / "advanced" for the paper's closed forms, else "tight" or "pld")."""
+    assert split.method in ("basic", "advanced", "tight", "pld")
     assert account(split.events, split.method).epsilon(delta) <= epsilon
     if split.method == "tight":  # calibrated, not merely valid: 1 % more would not fit
         more = [(dataclasses.replace(e, epsilon=1.01 * e.epsilon), n) for e, n in split.events]
@@ -114,6 +114,20 @@ def test_tree_counter_split(epsilon, levels, changed):
         assert tight.values[0] > 1.03 * paper.values[0]
     # pure DP stays pure: δ = 0 gives the paper's split
     assert tree_counter_split(epsilon, 0.0, levels, changed, "tight") == paper
+
+
+def test_tiny_and_huge_per_event_epsilons_avoid_the_imprecise_methods():
+    # 10⁶ histograms at ε ≈ 5·10⁻⁷: calibrated without the Rényi method (whose
+    # divergences of randomized response lose their precision below ε ≈ 10⁻⁵)
+    many = hist_sparse_split(1.0, DELTA, 10**6, "tight")
+    assert many.method in ("pld", "advanced") and many.accounting == "tight"
+    _within(many, 1.0, DELTA)
+    assert many.values[0] > 1.3 * hist_sparse_split(1.0, DELTA, 10**6, "paper").values[0]
+    # per-round ε′ ≈ 50: the PLD overflows there; the closed forms calibrate it
+    big = per_round_histogram_split(500.0, DELTA, 10, "tight")
+    assert big.method == "advanced" and big.values[0] > 10.0
+    # beyond 10⁹ histograms (the theory preset's c) nothing is attempted
+    assert hist_sparse_split(1.0, DELTA, 2**142, "tight").accounting == "paper"
 
 
 def test_unknown_accounting_is_refused():
