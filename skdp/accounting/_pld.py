@@ -80,9 +80,9 @@ class Grid:
         # On [l_{j-1}, l_j): δ(ε) = inf + S0_j − e^{ε−l_j}·U_j with S0_j = Σ_{i≥j} p_i and
         # U_j = Σ_{i≥j} p_i e^{l_j−l_i} ≤ S0_j (kept in log space: losses reach 10³).
         s0 = np.cumsum(mass[::-1])[::-1]
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):  # empty bins: log 0 = −∞
             shifted = np.log(mass) - loss
-        log_u = np.logaddexp.accumulate(shifted[::-1])[::-1] + loss
+            log_u = np.logaddexp.accumulate(shifted[::-1])[::-1] + loss
         u = np.exp(log_u)
         s0_after = np.append(s0[1:], 0.0)
         u_after = np.append(u[1:], 0.0)
@@ -190,29 +190,73 @@ def _randomized_response_group(event, count, h, pessimistic):
     """count runs of an (ε, δ) randomized-response pair: loss (2j − count)·ε with
     j ~ Binomial(count, e^ε/(1+e^ε)), times (1−δ)^count; the rest at L = ∞."""
     eps = event.epsilon
-    p_up = 1.0 / (1.0 + math.exp(-eps))
+    log_q = -eps - math.log1p(math.exp(-eps))  # log P(loss = −ε), exact for large ε too
+    p_up = -math.expm1(log_q)
     lo, hi = 0, count
     if count > _FEW_ATOMS:  # keep j within the binomial's 10⁻³⁰ tails
-        sd = math.sqrt(count * p_up * (1.0 - p_up))
+        sd = math.sqrt(count * p_up * math.exp(log_q))
         lo = max(0, math.floor(count * p_up - 12.0 * sd) - 64)
         hi = min(count, math.ceil(count * p_up + 12.0 * sd) + 64)
-    j = np.arange(lo, hi + 1)
-    log_pmf = (
-        special.gammaln(count + 1) - special.gammaln(j + 1) - special.gammaln(count - j + 1)
-        + j * math.log(p_up) + (count - j) * math.log1p(-p_up)
-    )
-    finite = (1.0 - event.delta) ** count
-    mass = np.exp(log_pmf) * finite
-    below = float(special.bdtr(lo - 1, count, p_up)) * finite if lo > 0 else 0.0
-    above = float(special.bdtrc(hi, count, p_up)) * finite if hi < count else 0.0
-    mass[0] += below  # a lower tail below 10⁻³⁰ moves up in either direction
-    inf = 1.0 - finite
-    if pessimistic:
-        inf += above
+    # (1 − δ)^count without rounding 1 − δ to 1 (δ = 10⁻¹⁹ is not lost).
+    log_finite = count * math.log1p(-event.delta)
+    finite, inf = math.exp(log_finite), -math.expm1(log_finite)
+    if (hi - lo) * 2.0 * eps > 4.0 * h:
+        start, p, above = _binomial_binned(count, p_up, lo, hi, eps, h, pessimistic)
     else:
-        mass[-1] += above
-    start, p = _on_grid((2 * j - count) * eps, mass, h, pessimistic)
+        j = np.arange(lo, hi + 1)
+        log_pmf = (
+            special.gammaln(count + 1) - special.gammaln(j + 1) - special.gammaln(count - j + 1)
+            + j * -math.log1p(math.exp(-eps)) + (count - j) * log_q
+        )
+        mass = np.exp(log_pmf)
+        mass[0] += float(_binomial_cdf(lo - 1, count, p_up))
+        above = float(_binomial_sf(hi, count, p_up))
+        start, p = _on_grid((2 * j - count) * eps, mass, h, pessimistic)
+    p = p * finite
+    if pessimistic:
+        inf += above * finite
+    else:
+        p[-1] += above * finite
     return Grid(h, start, p, inf)
+
+
+def _binomial_cdf(j, n, p):
+    """P[J ≤ j] for J ~ Binomial(n, p) by the incomplete beta (bdtr fails for n ≥ 2³¹)."""
+    j = np.asarray(j, dtype=float)
+    inside = np.clip(j, 0, n - 1)
+    value = special.betainc(n - inside, inside + 1, 1.0 - p)
+    return np.where(j < 0, 0.0, np.where(j >= n, 1.0, value))
+
+
+def _binomial_sf(j, n, p):
+    """P[J > j], accurate in the upper tail."""
+    j = np.asarray(j, dtype=float)
+    inside = np.clip(j, 0, n - 1)
+    value = special.betainc(inside + 1, n - inside, p)
+    return np.where(j < 0, 1.0, np.where(j >= n, 0.0, value))
+
+
+def _binomial_binned(count, p_up, lo, hi, eps, h, pessimistic):
+    """The binomial's mass per grid bin, from its CDF, when atoms are denser than bins.
+
+    Atoms with loss in (g_{i−1}, g_i] go to g_i (pessimistic) or g_{i−1}. The lower half
+    uses the CDF and the upper half the survival function, so each bin's mass is a
+    difference of two accurate small numbers where it matters (the upper tail). Returns
+    (start, masses, mass above j = hi).
+    """
+    first = math.ceil((2 * lo - count) * eps / h)
+    last = math.ceil((2 * hi - count) * eps / h)
+    edges = np.arange(first - 1, last + 1) * h
+    # Largest j with loss (2j − count)·ε ≤ edge.
+    j_edge = np.clip(np.floor((edges / eps + count) / 2.0), -1, count)
+    cdf = _binomial_cdf(j_edge, count, p_up)
+    sf = _binomial_sf(j_edge, count, p_up)
+    upper = j_edge >= count * p_up
+    mass = np.where(upper[1:], sf[:-1] - sf[1:], cdf[1:] - cdf[:-1])
+    mass = np.clip(mass, 0.0, None)
+    mass[0] += cdf[0]  # everything at or below the first edge moves up into bin 1
+    above = float(sf[-1])
+    return (first if pessimistic else first - 1), mass, above
 
 
 def _lattice(step, h):
