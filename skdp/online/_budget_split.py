@@ -33,7 +33,6 @@ from ..accounting import (
     advanced_composition,
     calibrate_plan,
 )
-from ..exceptions import PrivacyParameterError
 from ..mechanisms import HistSparse, StableHistogram
 
 __all__ = [
@@ -52,16 +51,11 @@ ACCOUNTING = ("tight", "paper")
 # is always a candidate too.
 _DELTA_SHARES = (0.5, 0.9, 0.99)
 # Calibrated ε's are shaved by this relative amount before they reach a mechanism: a
-# margin over the accountant's floating-point error (its Rényi divergences of randomized
-# response are computed to about 10⁻⁶ relative for ε ≥ 10⁻⁵) and over the rounding in
-# the mechanisms' own noise-scale arithmetic.
+# margin over the rounding in the mechanisms' own noise-scale arithmetic (ε → 1/ε → ε).
 _SHAVE = 1e-5
-# Below this per-event ε the Rényi divergence of randomized response loses its
-# precision (cancellation; it is even negative below 10⁻⁸): such plans are calibrated
-# without the Rényi method (PLD, or the closed forms).
-_RDP_MIN_EPSILON = 1e-5
 # Plans with more events than this are not calibrated numerically ("tight" keeps the
-# paper's split): their per-event ε would be below the noise samplers' limit anyway.
+# paper's split): their per-event ε would be below the noise samplers' limit anyway,
+# and each accounting of such a plan takes about a second.
 _MAX_EVENTS = 10**9
 
 
@@ -105,28 +99,9 @@ def _noise_bound(epsilon, delta):
         return math.inf
 
 
-def _try_calibrate(plan, epsilon, delta, method):
-    try:
-        return calibrate_plan(plan, epsilon, delta, method=method)
-    except PrivacyParameterError:
-        raise
-    except (ArithmeticError, ValueError):  # the PLD overflows for per-event ε ≳ 37
-        return None
-
-
 def _calibrate(plan, epsilon, delta):
-    """(calibration, method): ``calibrate_plan`` by "tight"; where that fails, or a
-    per-event ε falls below ``_RDP_MIN_EPSILON``, the best of "pld" and "advanced"
-    (basic or DRV composition, whichever is smaller; always succeeds)."""
-    cal = _try_calibrate(plan, epsilon, delta, "tight")
-    if cal is not None and min(cal.epsilons) >= _RDP_MIN_EPSILON:
-        return cal, "tight"
-    best = (calibrate_plan(plan, epsilon, delta, method="advanced"), "advanced")
-    if min(best[0].epsilons) < 1.0:  # the PLD overflows at large ε
-        pld = _try_calibrate(plan, epsilon, delta, "pld")
-        if pld is not None and pld.scale > best[0].scale:
-            best = (pld, "pld")
-    return best
+    """(calibration, method): ``calibrate_plan`` by the tight accountant."""
+    return calibrate_plan(plan, epsilon, delta, method="tight"), "tight"
 
 
 def _best_by_histogram(candidates, hist_index):
