@@ -313,8 +313,8 @@ class _Refusal:
 
 
 def _tight_result(k, tight, note):
-    eps_hat, eta, scale = tight.rates(k)
-    return k, eps_hat, eta, ("tight" if scale >= 1.0 else "paper"), note
+    eps_hat, eta, _, proof = tight.rates(k)
+    return k, eps_hat, eta, proof, note
 
 
 def _theory(epsilon, delta, margin, m, log_d, max_updates, accounting, update_bound):

@@ -9,9 +9,10 @@ import math
 
 import pytest
 
-from skdp.accounting import account, advanced_composition
+from skdp.accounting import advanced_composition
 from skdp.exceptions import PrivacyParameterError
 from skdp.linear import solve_dp_winnow_parameters
+from skdp.linear._winnow_accounting import spent_epsilon
 
 
 def _layers_fit(p, epsilon, delta):
@@ -28,10 +29,8 @@ def _fits(p, epsilon, delta):
     """The guarantee of whichever accounting p was calibrated by."""
     if p.accounting == "paper":
         return _layers_fit(p, epsilon, delta)
-    # the tight accountant's Rényi bound alone (valid at any count), or its full "tight"
-    # bound where the plan is small enough for the privacy-loss distribution
-    small = p.max_updates * (p.n_samples + 1) <= 10**8
-    spent = account(p.privacy_events, method="tight" if small else "rdp").epsilon(delta)
+    # the tight accountant, by the methods accurate for this plan
+    spent = spent_epsilon(p.svt_epsilon, p.learning_rate, p.max_updates, p.n_samples, delta)
     return spent <= epsilon * (1 + 1e-9)
 
 
