@@ -42,18 +42,11 @@ def _min_teachers(eps_bt, delta_bt):
 
 
 def _tight_epsilon_bt(epsilon, delta, cap, delta_bt):
-    """Largest ε_bt with ``cap × ApproxDP(ε_bt, δ_bt)`` within (ε, δ).
-
-    The accountant's calibration (:func:`skdp.accounting.calibrate_plan`), or the
-    exact optimal composition's (:func:`skdp.accounting.calibrate`) when that is
-    larger: both bound the same composition from above, and for identical (ε, δ)
-    events the latter is exact while the accountant's conservative discretisation
-    can lose a few parts in 10⁵. The cumulative bound takes the smaller of the two.
-    """
+    """Largest ε_bt with ``cap × ApproxDP(ε_bt, δ_bt)`` within (ε, δ), by the accountant
+    (:func:`skdp.accounting.calibrate_plan`; for one group of equal events it evaluates
+    the exact optimal composition)."""
     plan = [PlanItem(ApproxDP, count=cap, delta=delta_bt)]
-    tight = calibrate_plan(plan, epsilon, delta).epsilons[0]
-    exact = calibrate(epsilon, delta, cap, method="optimal", step_delta=delta_bt).epsilon
-    return max(tight, exact)
+    return calibrate_plan(plan, epsilon, delta).epsilons[0]
 
 
 def shrinkage_parameters(epsilon, delta, max_hard_queries, accounting="tight"):
@@ -121,11 +114,8 @@ def _shrinkage_parameters(epsilon, delta, max_hard_queries, accounting="tight"):
             candidate = (_min_teachers(e_bt, d_bt), -e_bt, d_bt)
             best = candidate if best is None or candidate < best else best
         eps_bt, delta_bt = -best[1], best[2]
-        cumulative = np.array([
-            min(account([(ApproxDP(eps_bt, delta_bt), i)]).epsilon(delta),
-                compose(eps_bt, delta_bt, i, delta, method="optimal").epsilon)
-            for i in range(1, cap + 1)
-        ])
+        cumulative = np.array([account([(ApproxDP(eps_bt, delta_bt), i)]).epsilon(delta)
+                               for i in range(1, cap + 1)])
     cumulative = np.minimum(np.maximum.accumulate(cumulative), epsilon)
     return {
         "epsilon_bt": eps_bt,

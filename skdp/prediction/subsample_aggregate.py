@@ -35,21 +35,17 @@ def _per_query_epsilon(epsilon, delta, n_queries, accounting="tight"):
     ``"paper"``: exact optimal composition of pure ε_q-DP steps
     (:func:`skdp.accounting.calibrate`). ``"tight"``: the plan of ``n_queries``
     :class:`~skdp.accounting.DiscreteLaplace` (sensitivity 1) events through
-    :func:`skdp.accounting.calibrate_plan` — exactly what runs — or the exact
-    optimal composition's ε_q when that is larger: a sensitivity-1 discrete Laplace
-    count has randomized response's privacy-loss distribution, so both bound the
-    same composition and the closed form is exact, while the accountant's
-    conservative discretisation can lose a few parts in 10⁵; the ledger takes the
-    smaller of the two totals. At δ = 0 both are ε/T (pure ε-DP composes
-    additively, and that is exact at δ = 0).
+    :func:`skdp.accounting.calibrate_plan` — exactly what runs. A sensitivity-1
+    discrete Laplace count has randomized response's privacy-loss distribution, so
+    this equals the exact optimal composition (which the tight accountant evaluates
+    for one group of equal events): the two settings differ only in the event named.
+    At δ = 0 both are ε/T (pure ε-DP composes additively, and that is exact at δ = 0).
     """
     if accounting == "paper":
         return calibrate(epsilon, delta, n_queries, method="optimal").epsilon
     if delta == 0:
         return _basic_share(epsilon, n_queries)
-    plan = [PlanItem(DiscreteLaplace, count=n_queries)]
-    tight = calibrate_plan(plan, epsilon, delta).epsilons[0]
-    return max(tight, calibrate(epsilon, delta, n_queries, method="optimal").epsilon)
+    return calibrate_plan([PlanItem(DiscreteLaplace, count=n_queries)], epsilon, delta).epsilons[0]
 
 
 def _basic_share(epsilon, n):
@@ -66,8 +62,7 @@ def _composed_epsilon(eps_q, delta, j, accounting):
         return j * eps_q
     if accounting == "paper":
         return compose(eps_q, 0.0, j, delta, method="optimal").epsilon
-    return min(account([(DiscreteLaplace(eps_q), j)]).epsilon(delta),
-               compose(eps_q, 0.0, j, delta, method="optimal").epsilon)
+    return account([(DiscreteLaplace(eps_q), j)]).epsilon(delta)
 
 
 class SubsampleAggregatePredictor(QueryBudgetedPredictor):
