@@ -11,7 +11,7 @@ from skdp.accounting import BoundedRange, PureDP, account
 from skdp.exceptions import PrivacyWarning
 from skdp.linear import DPWinnowClassifier, OnlineDecisionListClassifier
 from skdp.linear import solve_dp_winnow_parameters as solve
-from skdp.linear._winnow_accounting import PLD_MAX_EVENTS, RDP_MIN_EPSILON, spent_epsilon
+from skdp.linear._winnow_accounting import PLD_MAX_EVENTS, spent_epsilon
 
 DELTA = 1e-6
 
@@ -130,19 +130,13 @@ def test_estimators_use_and_record_the_tight_accounting(cls, rng):
     assert np.isfinite(p.epsilon_spent) and p.epsilon_spent <= 1.0 + 1e-9
 
 
-def test_huge_plans_avoid_the_inaccurate_methods_and_stay_private():
-    """K·(m + 1) beyond the PLD's limit and per-event ε below the Rényi bound's precision
-    (4η ≈ 10⁻⁶ at K = 10⁹, m = 11): calibrated by advanced composition, jointly."""
+def test_huge_plans_stay_private():
+    """K·(m + 1) = 1.2·10¹⁰ events of ε ≈ 10⁻⁶ (calibrated by the Rényi bound): the
+    accountant's full "tight" method and advanced composition agree that it fits."""
     p = solve(0.5, DELTA, 0.1, 10**6, 202, max_updates=10**9, n_samples=11)
     assert p.max_updates * (p.n_samples + 1) > PLD_MAX_EVENTS
-    assert 4 * p.learning_rate < RDP_MIN_EPSILON
-    assert account(p.privacy_events, method="advanced").epsilon(DELTA) <= 0.5
+    assert account(p.privacy_events, method="tight").epsilon(DELTA) <= 0.5
+    assert account(p.privacy_events, method="advanced").epsilon(DELTA) > 0.5  # tight wins
     paper = solve(0.5, DELTA, 0.1, 10**6, 202, max_updates=10**9, n_samples=11,
                   accounting="paper")
-    assert 1.0 <= p.learning_rate / paper.learning_rate < 2.0
-    # with fewer, larger events the Rényi bound is used (and is accurate there)
-    q = solve(1.0, DELTA, 0.1, 10**6, 202, max_updates=10**8, n_samples=11)
-    assert 4 * q.learning_rate > RDP_MIN_EPSILON
-    assert account(q.privacy_events, method="rdp").epsilon(DELTA) <= 1.0
-    assert q.learning_rate / solve(1.0, DELTA, 0.1, 10**6, 202, max_updates=10**8,
-                                   n_samples=11, accounting="paper").learning_rate > 2.0
+    assert 2.0 < p.learning_rate / paper.learning_rate < 3.0
