@@ -4,10 +4,17 @@ Hypothesis draws heterogeneous compositions (all six event kinds, counts up to 1
 
 * ε(δ) is non-increasing in δ;
 * ε is non-decreasing in each event's ε (and in 1/σ for a Gaussian): a mechanism
-  with a larger ε is a post-processing-free worse mechanism, and calibrate_plan's
-  bisection relies on this monotonicity;
+  with a larger ε is a worse mechanism, and calibrate_plan's bisection relies on this
+  monotonicity;
 * adding an event never lowers ε;
 * calibrate_plan's result composes within the budget, and 1 % more scale does not.
+
+The two monotonicity properties hold exactly for the exact ε and, up to round-off, for
+"rdp". A PLD estimate lives on a grid whose step follows the composition (so it moves
+with every event) and may drop by up to its own discretisation error
+(``epsilon_bounds``: pessimistic − optimistic) when the grid moves; that error is the
+allowance for "pld" and "tight". Measured: a drop of 6.8e-5 relative for
+PureDP(0.0147)×14 + BoundedRange(0.0347)×3 when the BoundedRange ε grows by 0.01 %.
 
 A cost check belongs in a benchmark (benchmarks/accounting.py), not here.
 """
@@ -36,6 +43,17 @@ SETTINGS = settings(max_examples=25, deadline=None, derandomize=True)
 METHODS = ("tight", "pld", "rdp")
 # Relative round-off allowed in comparisons of two floating-point ε's.
 RTOL = 1e-12
+
+
+def allowance(items, delta, method):
+    """How far ε may drop when an event grows or is added: round-off for "rdp", plus the
+    PLD's own discretisation error for "pld" and "tight" (its grid moves with the events)."""
+    value = account(items, method=method).epsilon(delta)
+    if method == "rdp" or not math.isfinite(value):
+        return RTOL * value
+    lower, upper = account(items, method="pld").epsilon_bounds(delta)
+    return RTOL * value + (upper - lower)
+
 
 epsilons = st.floats(-2.0, 0.0).map(lambda x: 10.0**x)  # 0.01 … 1
 counts = st.one_of(st.integers(1, 20), st.integers(1, 1000))
@@ -84,7 +102,8 @@ def test_epsilon_monotone_in_each_event(composition, data, factor, delta, method
     larger[i] = (kind, value * factor, count, extra)
     before = account(items_of(composition), method=method).epsilon(delta)
     after = account(items_of(larger), method=method).epsilon(delta)
-    assert after >= before * (1 - RTOL), (composition, i, factor, before, after)
+    slack = allowance(items_of(composition), delta, method)
+    assert after >= before - slack, (composition, i, factor, before, after, slack)
 
 
 @SETTINGS
@@ -92,7 +111,18 @@ def test_epsilon_monotone_in_each_event(composition, data, factor, delta, method
 def test_adding_an_event_never_lowers_epsilon(composition, extra_spec, delta, method):
     before = account(items_of(composition), method=method).epsilon(delta)
     after = account(items_of([*composition, extra_spec]), method=method).epsilon(delta)
-    assert after >= before * (1 - RTOL), (composition, extra_spec, before, after)
+    slack = allowance(items_of(composition), delta, method)
+    assert after >= before - slack, (composition, extra_spec, before, after, slack)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_grid_blip_stays_within_the_discretisation_error(method):
+    """The largest drop a random search found: the BoundedRange ε grows by 0.01 %."""
+    items = [(PureDP(0.014727279663942895), 14), (BoundedRange(0.03474499032177172), 3)]
+    larger = [items[0], (BoundedRange(0.03474499032177172 * 1.0001), 3)]
+    before = account(items, method=method).epsilon(1e-5)
+    after = account(larger, method=method).epsilon(1e-5)
+    assert after >= before - allowance(items, 1e-5, method), (before, after)
 
 
 plan_items = st.builds(
