@@ -14,7 +14,7 @@ and mK exponential-mechanism draws, each 4η-bounded-range (see
 * ``"tight"`` (default): one plan through the tight accountant,
   :func:`skdp.accounting.calibrate_plan` on ``[(PureDP, K), (BoundedRange, mK)]``
   with the paper's relative weights — ε̂ and η are the paper's times one factor
-  s ≥ 1 (≈ 2 for the practical preset at its fixed point).
+  s ≥ 1 (≈ 2 at the same K; the practical fixed point K then drops ≈ 4–5×).
 * ``"paper"``: δ split evenly between the two layers, each layer accounted by DRV
   advanced composition (Dwork & Roth 2014, Thm 3.20,
   ``skdp.accounting.calibrate(..., method="advanced")``), whose privacy-loss
