@@ -254,7 +254,7 @@ def account(items, method="tight"):
     --------
     >>> from skdp.accounting import PureDP, account
     >>> round(account([(PureDP(0.05), 200)]).epsilon(1e-6), 3)
-    3.277
+    3.276
     """
     return _account(tuple(_group(items).items()), _check_method(method))
 
