@@ -200,7 +200,7 @@ def _randomized_response_group(event, count, h, pessimistic):
     # (1 − δ)^count without rounding 1 − δ to 1 (δ = 10⁻¹⁹ is not lost).
     log_finite = count * math.log1p(-event.delta)
     finite, inf = math.exp(log_finite), -math.expm1(log_finite)
-    if (hi - lo) * 2.0 * eps > 4.0 * h:
+    if 2.0 * eps < h:  # atoms denser than grid cells: bin from the CDF (fewer cells than atoms)
         start, p, above = _binomial_binned(count, p_up, lo, hi, eps, h, pessimistic)
     else:
         j = np.arange(lo, hi + 1)
