@@ -13,8 +13,8 @@ accountant reports) every approximation moves probability mass to a *larger* los
 * a loss value is rounded **up** to the grid (δ(ε) is increasing in every loss);
 * mass in a lower tail below 10⁻³⁰ is moved up to the first kept bin, mass in an
   upper tail is moved to L = ∞;
-* the floating-point error of each FFT convolution is bounded (Σ|error| ≤ √n·10·u·
-  log₂n·‖a‖₂‖b‖₁, u the unit roundoff) and that much mass is added at L = ∞, which
+* the floating-point error of each FFT convolution is bounded (Σ|error| ≤ √n·20·u·
+  log₂n·(‖a‖₂‖b‖₁ + ‖b‖₂‖a‖₁), u the unit roundoff) and that much mass is added at L = ∞, which
   dominates it because δ(ε) changes by at most the total variation of the PLD.
 
 ``pessimistic=False`` rounds the other way and drops the FFT error: a lower bound
@@ -154,12 +154,14 @@ def convolve(a, b, pessimistic=True):
     else:
         p = signal.fftconvolve(a.p, b.p)
     if pessimistic and atoms.size > _FEW_ATOMS:
-        # An FFT's rounding error is ‖error‖₂ ≤ c·u·log₂n·‖x‖₂ with a small c (Higham 2002,
-        # Thm 24.2); through transform, product and inverse, ‖error‖₂ ≤ 10·u·log₂n·‖a∗b‖₂
-        # and ‖a∗b‖₂ ≤ ‖a‖₂·‖b‖₁; Σ|error| ≤ √n·‖error‖₂ is then moved to L = ∞.
+        # An FFT's rounding error is ‖error‖₂ ≤ c·u·log₂n·‖x‖₂ with c ≈ 7 for radix 2
+        # (Higham 2002, Thm 24.2; we use 10). Both forward transforms, the product and the
+        # inverse add up to ‖error‖₂ ≤ 10·u·log₂n·(2‖a‖₂‖b‖₁ + ‖b‖₂‖a‖₁) (since
+        # ‖Fb‖_∞ ≤ ‖b‖₁ and ‖a∗b‖₂ ≤ ‖a‖₂‖b‖₁), below 20·u·log₂n·(‖a‖₂‖b‖₁ + ‖b‖₂‖a‖₁);
+        # Σ|error| ≤ √n·‖error‖₂ is then moved to L = ∞.
         n = p.size
-        smaller = min(_norm(a.p) * float(np.sum(b.p)), _norm(b.p) * float(np.sum(a.p)))
-        floor = 10.0 * _UNIT_ROUNDOFF * max(math.log2(n), 1.0) * smaller
+        cross = _norm(a.p) * float(np.sum(b.p)) + _norm(b.p) * float(np.sum(a.p))
+        floor = 20.0 * _UNIT_ROUNDOFF * max(math.log2(n), 1.0) * cross
         inf += math.sqrt(n) * floor
         # Tails below ‖error‖₂ are noise: the lower one moves up to the first bin above it,
         # the upper one goes to L = ∞ (a noise floor would keep them above 10⁻³⁰ for ever).
