@@ -28,6 +28,8 @@ better: tight/paper for ``better="higher"``, paper/tight for ``better="lower"``.
 Run ``python benchmarks/_accounting_bun_fang.py`` to print the table.
 """
 
+from _report import comparison_row as _row  # benchmarks/ is on sys.path as a script
+
 from skdp.decision_list._accounting import step_plan
 from skdp.linear import decision_list_margin, solve_dp_winnow_parameters
 
@@ -38,12 +40,6 @@ HORIZON = 10**6
 LIST_FEATURES = (10, 30, 90, 784)  # DP decision lists: d (M = d rules, d + 1 selections)
 
 
-def _row(estimator, parameter, epsilon, paper, tight, better):
-    paper, tight = float(paper), float(tight)
-    factor = (tight / paper if better == "higher" else paper / tight) if paper and tight \
-        else None
-    return {"estimator": estimator, "parameter": parameter, "epsilon": float(epsilon),
-            "paper": paper, "tight": tight, "factor": factor, "better": better}
 
 
 def _winnow_pair(epsilon, delta, margin, **kwargs):

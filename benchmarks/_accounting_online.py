@@ -29,6 +29,8 @@ estimators actually run with ``accounting="paper"`` / ``"tight"`` (both come fro
 Run ``python benchmarks/_accounting_online.py`` to print the table.
 """
 
+from _report import comparison_row as _row  # benchmarks/ is on sys.path as a script
+
 from skdp.mechanisms import StableHistogram, stable_histogram_min_size
 from skdp.online._budget_split import (
     adaptive_split,
@@ -44,13 +46,6 @@ ETA = 0.25  # DP-SOA's default η
 LAYERS = 2  # Li–Wang–Ye's practical D for classes of Littlestone dimension ≥ 2
 
 
-def _row(estimator, parameter, epsilon, paper, tight, better):
-    paper, tight = float(paper), float(tight)
-    # no factor when one side is 0 (the δ an accounting charges)
-    factor = (tight / paper if better == "higher" else paper / tight) if paper and tight \
-        else None
-    return {"estimator": estimator, "parameter": parameter, "epsilon": float(epsilon),
-            "paper": paper, "tight": tight, "factor": factor, "better": better}
 
 
 def _noise_bound(epsilon, delta):

@@ -26,6 +26,8 @@ Run ``python benchmarks/_accounting_prediction.py`` to print the table.
 
 import math
 
+from _report import comparison_row as _row  # benchmarks/ is on sys.path as a script
+
 from skdp.prediction import perp_parameters, shrinkage_parameters
 from skdp.prediction.subsample_aggregate import _per_query_epsilon
 
@@ -35,11 +37,6 @@ QUERY_BUDGETS = (100, 1000, 10_000)
 PERP_ALPHA, PERP_BETA, PERP_GAMMA = 0.1, 0.05, 0.5
 
 
-def _row(estimator, parameter, epsilon, paper, tight, better):
-    paper, tight = float(paper), float(tight)
-    factor = tight / paper if better == "higher" else paper / tight
-    return {"estimator": estimator, "parameter": parameter, "epsilon": float(epsilon),
-            "paper": paper, "tight": tight, "factor": factor, "better": better}
 
 
 def _yan_rows(epsilon, delta):

@@ -36,6 +36,7 @@ __all__ = [
     "RESULTS_DIR",
     "bar_chart",
     "compare",
+    "comparison_row",
     "environment",
     "format_rate",
     "make_parser",
@@ -48,6 +49,21 @@ __all__ = [
 ]
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
+
+
+# ----------------------------------------------------------------- comparison rows
+def comparison_row(estimator, parameter, epsilon, paper, tight, better):
+    """One row of a before/after table: ``factor`` > 1 means ``tight`` is better.
+
+    ``better`` is ``"higher"`` (budgets, rates) or ``"lower"`` (counts such as rows or
+    teachers); the factor is None when either side is 0 (e.g. a δ one side charges).
+    """
+    paper, tight = float(paper), float(tight)
+    factor = None
+    if paper and tight:
+        factor = tight / paper if better == "higher" else paper / tight
+    return {"estimator": estimator, "parameter": parameter, "epsilon": float(epsilon),
+            "paper": paper, "tight": tight, "factor": factor, "better": better}
 
 
 # ----------------------------------------------------------------- command line

@@ -24,10 +24,8 @@ lists (up to a few hundred steps at δ = 10⁻⁶), EMCover for long ones.
 
 import functools
 import math
-import warnings
 
 from ..accounting import BoundedRange, PlanItem, calibrate_plan
-from ..exceptions import PrivacyWarning
 
 __all__ = ["ACCOUNTINGS", "emcover_step_epsilon", "step_plan", "tight_step_epsilon"]
 
@@ -42,7 +40,6 @@ _EMCOVER_MAX_STEP_EPSILON = 1.2564312
 # (e.g. 4 steps at δ = 10⁻⁶: the accountant's ε̂ exceeds ε/4 by a relative 2·10⁻⁵).
 _AUTO_MIN_GAIN = 1.01
 _SAFETY = 1e-5
-_PLAUSIBLE_GAIN = 4.0
 
 
 def emcover_step_epsilon(epsilon, delta):
@@ -65,21 +62,10 @@ def tight_step_epsilon(epsilon, delta, n_steps):
 
     By the tight accountant (:func:`skdp.accounting.calibrate_plan` on
     ``[PlanItem(BoundedRange, n_steps)]``), less a relative 10⁻⁵ (more than its
-    floating-point error), never below basic composition's ε/n_steps. A result more
-    than 4× advanced composition's (measured: ≤ 2.7× for ε ∈ [0.1, 8], up to 10⁶
-    steps) is not believed: advanced composition's is used, with a
-    :class:`~skdp.exceptions.PrivacyWarning`.
+    floating-point error), never below basic composition's ε/n_steps.
     """
     plan = [PlanItem(BoundedRange, int(n_steps))]
     step = calibrate_plan(plan, epsilon, delta).epsilons[0] * (1.0 - _SAFETY)
-    closed = calibrate_plan(plan, epsilon, delta, method="advanced").epsilons[0]
-    if step > _PLAUSIBLE_GAIN * closed:  # pragma: no cover - an accountant bug guard
-        warnings.warn(
-            f"DP decision list: the tight accountant's step ε {step:.4g} is more than "
-            f"{_PLAUSIBLE_GAIN:g}× advanced composition's {closed:.4g} for {n_steps} steps; "
-            "using advanced composition instead (please report this).", PrivacyWarning,
-            stacklevel=2)
-        return closed
     return max(step, epsilon / n_steps)  # basic composition's split is exact
 
 

@@ -40,15 +40,12 @@ Two ways to account for that composition:
 
 Beyond ``PLD_MAX_EVENTS`` mechanisms the plan is calibrated by the Rényi bound alone
 (the one that wins there; the privacy-loss distribution costs ~100× more at 10⁹
-events); the calibrated scale is shaved by a relative ``SAFETY`` = 10⁻⁵, and a scale
-implausibly far above advanced composition's is refused (``PLAUSIBLE_GAIN``).
+events); the calibrated scale is shaved by a relative ``SAFETY`` = 10⁻⁵.
 """
 
 import math
-import warnings
 
 from ..accounting import BoundedRange, PlanItem, PureDP, account, calibrate, calibrate_plan
-from ..exceptions import PrivacyWarning
 
 __all__ = ["ACCOUNTINGS", "TightScale", "least_fixed_point", "paper_rates", "plan_events",
            "practical_tight_k", "spent_epsilon", "tight_least_fixed_point", "tight_rates"]
@@ -60,10 +57,6 @@ PLD_MAX_EVENTS = 10**8
 #: The calibrated scale is shaved by this relative margin, far more than the
 #: accountant's floating-point error.
 SAFETY = 1e-5
-#: A tight scale more than this many times the joint advanced-composition scale is not
-#: believed (measured: ≤ 1.9× for ε ∈ [0.1, 8], K ≤ 10⁸): a guard against an accountant
-#: bug, never met in use.
-PLAUSIBLE_GAIN = 4.0
 
 
 def plan_events(svt_epsilon, learning_rate, k, m):
@@ -105,14 +98,6 @@ def tight_rates(epsilon, delta, k, m, setting):
     eps_hat, eta = paper_rates(epsilon, delta, k, m, setting)
     plan = [PlanItem(PureDP, int(k), eps_hat), PlanItem(BoundedRange, int(k * m), 4.0 * eta)]
     scale = calibrate_plan(plan, epsilon, delta, method=_method(k, m)).scale
-    closed = calibrate_plan(plan, epsilon, delta, method="advanced").scale
-    if scale > PLAUSIBLE_GAIN * closed:  # pragma: no cover - an accountant bug guard
-        warnings.warn(
-            f"DP-Winnow: the tight accountant's scale {scale:.4g} is more than "
-            f"{PLAUSIBLE_GAIN:g}× advanced composition's {closed:.4g} for K={k}, m={m}; "
-            "using advanced composition instead (please report this).", PrivacyWarning,
-            stacklevel=2)
-        scale = closed
     if scale < 1.0:  # pragma: no cover - the paper's split is always certified
         return eps_hat, eta, 1.0, "paper"
     # Shaved, and rounded down to a multiple of 10⁻⁶ so that s(K) is a step function of K
