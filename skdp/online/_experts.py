@@ -466,12 +466,17 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
 
     def _stream_cost(self, plan):
         epsilon, delta = self._check_privacy_params()
-        # "tight" may spend δ in any bucket (those whose accounting beats the paper's).
-        return epsilon, (delta if self.accounting == "tight" else 0.0)
+        # "tight" may spend δ in any bucket (those whose accounting beats the paper's) —
+        # unless the ledger has no room for it (e.g. PrivacyBudget(ε), δ = 0 by default):
+        # then the stream stays pure ε-DP rather than being refused. Decided once, here,
+        # so every bucket's counters use the split this charge paid for.
+        room = self.budget is None or self.budget.remaining.delta >= delta
+        self._stream_delta = delta if self.accounting == "tight" and room else 0.0
+        return epsilon, self._stream_delta
 
     def _cell_epsilon(self, horizon):
         """ε_cell of the counters of a bucket of ``horizon`` rounds (see ``accounting``)."""
-        epsilon, delta = self._check_privacy_params()
+        epsilon, delta = self._check_privacy_params()[0], self._stream_delta
         changed = 4 if self.construction == "constructed" else 2
         n_levels = int(horizon).bit_length()  # BinaryTreeCounter's L
         return tree_counter_split(epsilon, delta, n_levels, changed, self.accounting).values[0]

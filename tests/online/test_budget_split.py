@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from skdp.accounting import account
+from skdp.accounting import PrivacyBudget, account
 from skdp.exceptions import PrivacyWarning
 from skdp.hypotheses import threshold_class
 from skdp.hypotheses.littlestone import PointVersionSpace
@@ -197,3 +197,16 @@ def test_experts_run_their_split(accounting, construction):
     assert clf.privacy_spent_ == (1.0, 1e-6 if accounting == "tight" else 0.0)
     if accounting == "paper":
         assert split.values[0] == 1.0 / changed
+
+
+def test_experts_stay_pure_on_a_ledger_without_delta():
+    # PrivacyBudget(ε) has δ = 0: "tight" must not make the default learner refuse it;
+    # it runs the paper's pure split, charges (ε, 0), and its counters use that split.
+    T = 2048
+    x = np.random.default_rng(0).integers(0, 4, size=T)
+    budget = PrivacyBudget(1.0)
+    clf = PrivateExpertsClassifier(1.0, experts=threshold_class(4), n_rounds=T,
+                                   budget=budget, random_state=0)
+    clf.fit(x[:, None], (x >= 2).astype(int))
+    assert budget.spent == (1.0, 0.0)
+    assert clf._counter._tree.epsilon == tree_counter_split(1.0, 0.0, T.bit_length(), 2).values[0]
