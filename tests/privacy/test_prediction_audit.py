@@ -65,7 +65,7 @@ def _transcripts(cls):
         out = np.empty((n, N_QUERIES), dtype=np.int8)
         for i in range(n):
             clf = cls(Thresholds(), epsilon=EPSILON, delta=DELTA, max_hard_queries=CAP,
-                      n_teachers=K, random_state=rng)
+                      n_teachers=K, classes=[0, 1], random_state=rng)
             clf.fit(X, y)
             try:
                 answers = clf.predict(QUERIES)
