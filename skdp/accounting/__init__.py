@@ -13,8 +13,9 @@
 Pure numpy/scipy: no scikit-learn imports.
 """
 
-from .accountant import Accounting, Calibration, PlanItem, account, calibrate_plan, epsilon_of
+from .accountant import Accounting, account, epsilon_of
 from .budget import PrivacyBudget
+from .calibration import Calibration, PlanItem, calibrate_plan
 from .composition import (
     PrivacyCost,
     advanced_composition,
