@@ -113,6 +113,25 @@ def _best_by_histogram(candidates, hist_index):
     return min(candidates, key=key)
 
 
+def _tight_svt_and_histograms(epsilon, delta, n_hist, svt_share, paper):
+    """One pure sparse-vector part and ``n_hist`` (ε_hist, δ_hist) histograms, ε split
+    ``svt_share`` : (1 − svt_share)/n_hist as in the paper. Per public δ share, the
+    largest common scale within (ε, δ); of those and ``paper``, the split whose
+    histogram noise bound is smallest. ``values = (ε_svt, ε_hist, δ_hist)``."""
+    candidates = [paper]
+    for share in _DELTA_SHARES:
+        item_delta = share * delta / n_hist
+        plan = [PlanItem(PureDP, weight=svt_share),
+                PlanItem(ApproxDP, count=n_hist, weight=(1.0 - svt_share) / n_hist,
+                         delta=item_delta)]
+        cal, method = _calibrate(plan, epsilon, delta)
+        svt_t, hist_t = (_shave(e) for e in cal.epsilons)
+        candidates.append(Split(
+            (svt_t, hist_t, item_delta),
+            ((PureDP(svt_t), 1), (ApproxDP(hist_t, item_delta), n_hist)), method, "tight"))
+    return _best_by_histogram(candidates, 1)
+
+
 # --------------------------------------------------------------------------- DP-SOA
 
 
@@ -133,17 +152,7 @@ def hist_sparse_split(epsilon, delta, max_switches, accounting="tight"):
                   "basic", "paper")
     if _check(accounting) == "paper" or c > _MAX_EVENTS:
         return paper
-    candidates = [paper]
-    for share in _DELTA_SHARES:
-        item_delta = share * delta / c
-        plan = [PlanItem(PureDP, weight=2.0 / 3.0),
-                PlanItem(ApproxDP, count=c, weight=1.0 / (3.0 * c), delta=item_delta)]
-        cal, method = _calibrate(plan, epsilon, delta)
-        svt_t, hist_t = (_shave(e) for e in cal.epsilons)
-        candidates.append(Split(
-            (svt_t, hist_t, item_delta),
-            ((PureDP(svt_t), 1), (ApproxDP(hist_t, item_delta), c)), method, "tight"))
-    return _best_by_histogram(candidates, 1)
+    return _tight_svt_and_histograms(epsilon, delta, c, 2.0 / 3.0, paper)
 
 
 @lru_cache(maxsize=256)
@@ -201,17 +210,7 @@ def adaptive_split(epsilon, delta, n_layers, accounting="tight"):
                   "basic", "paper")
     if _check(accounting) == "paper":
         return paper
-    candidates = [paper]
-    for share in _DELTA_SHARES:
-        item_delta = share * delta / D
-        plan = [PlanItem(PureDP, weight=0.5),
-                PlanItem(ApproxDP, count=D, weight=0.5 / D, delta=item_delta)]
-        cal, method = _calibrate(plan, epsilon, delta)
-        eps0_t, hist_t = (_shave(e) for e in cal.epsilons)
-        candidates.append(Split(
-            (eps0_t, hist_t, item_delta),
-            ((PureDP(eps0_t), 1), (ApproxDP(hist_t, item_delta), D)), method, "tight"))
-    return _best_by_histogram(candidates, 1)
+    return _tight_svt_and_histograms(epsilon, delta, D, 0.5, paper)
 
 
 # --------------------------------------------------------------------------- experts
