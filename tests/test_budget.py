@@ -174,3 +174,14 @@ def test_concurrent_spending_never_exceeds_total():
         t.join()
     assert len(successes) == 1000
     assert budget.spent.epsilon <= 1.0 + 1e-12
+
+
+def test_a_refusal_for_delta_alone_says_so():
+    # PrivacyBudget(ε) has δ = 0; an estimator's default δ = 1e-6 is what does not fit.
+    budget = PrivacyBudget(1.0)
+    with pytest.raises(BudgetExhaustedError, match="The ε fits; the δ does not"):
+        budget.spend(0.5, 1e-6)
+    with pytest.raises(BudgetExhaustedError) as refused:
+        budget.spend(2.0)
+    assert "δ does not" not in str(refused.value)
+    assert budget.spent == (0.0, 0.0)

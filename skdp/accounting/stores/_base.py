@@ -175,10 +175,16 @@ def check_fits(totals, last, epsilon, delta, label):
     used_eps, used_delta = spent_after(last)
     if fits(totals, (used_eps, used_delta), epsilon, delta):
         return
+    hint = ""
+    if fits(totals, (used_eps, used_delta), epsilon, 0.0):
+        # Only δ is short — typically PrivacyBudget(ε) (δ = 0 by default) paying for an
+        # estimator whose default delta is 1e-6.
+        hint = (" The ε fits; the δ does not: give the budget a δ (PrivacyBudget(epsilon, "
+                "delta=...)) or run the estimator with delta=0 where it offers pure ε-DP.")
     raise BudgetExhaustedError(
         f"cannot spend (ε={epsilon:g}, δ={delta:g})" + (f" for {label}" if label else "")
         + f": only (ε={max(totals[0] - used_eps, 0):g}, δ={max(totals[1] - used_delta, 0):g})"
-        f" of the budget (ε={totals[0]:g}, δ={totals[1]:g}) remains. Nothing was spent."
+        f" of the budget (ε={totals[0]:g}, δ={totals[1]:g}) remains. Nothing was spent." + hint
     )
 
 
