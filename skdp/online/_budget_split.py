@@ -10,15 +10,13 @@ One function per learner, each with two methods:
   their own (stable histograms), a few public splits of δ between their δ and the
   composition's slack are calibrated and the one whose histogram has the smallest noise
   bound is kept; the paper's split is always among the candidates, so "tight" is never
-  worse than "paper" for the quantity the learner's utility depends on. Plans whose
-  per-event ε falls below 10⁻⁵ (where the Rényi divergences lose precision) or where
-  the PLD overflows are calibrated by PLD or the closed forms alone; calibrated ε's
-  are shaved by a relative 10⁻⁵, a margin over the accountant's rounding.
+  worse than "paper" for the quantity the learner's utility depends on. Calibrated ε's
+  are shaved by a relative 10⁻⁵, a margin over the mechanisms' own noise-scale rounding.
 
 Every function returns a :class:`Split`: the per-mechanism parameters, the events
 ``((event, count), …)`` they amount to, and the accountant method that certifies that
 those events compose within (ε, δ) (``"basic"`` or ``"advanced"`` for a paper split,
-the calibrating method otherwise). Everything here is a function of public parameters.
+``"tight"`` otherwise). Everything here is a function of public parameters.
 """
 
 import math
@@ -99,11 +97,6 @@ def _noise_bound(epsilon, delta):
         return math.inf
 
 
-def _calibrate(plan, epsilon, delta):
-    """(calibration, method): ``calibrate_plan`` by the tight accountant."""
-    return calibrate_plan(plan, epsilon, delta, method="tight"), "tight"
-
-
 def _best_by_histogram(candidates, hist_index):
     """The candidate whose histogram (values[hist_index], values[hist_index + 1]) has
     the smallest noise bound A; ties go to the larger ε (then the earlier candidate)."""
@@ -124,11 +117,11 @@ def _tight_svt_and_histograms(epsilon, delta, n_hist, svt_share, paper):
         plan = [PlanItem(PureDP, weight=svt_share),
                 PlanItem(ApproxDP, count=n_hist, weight=(1.0 - svt_share) / n_hist,
                          delta=item_delta)]
-        cal, method = _calibrate(plan, epsilon, delta)
+        cal = calibrate_plan(plan, epsilon, delta)
         svt_t, hist_t = (_shave(e) for e in cal.epsilons)
         candidates.append(Split(
             (svt_t, hist_t, item_delta),
-            ((PureDP(svt_t), 1), (ApproxDP(hist_t, item_delta), n_hist)), method, "tight"))
+            ((PureDP(svt_t), 1), (ApproxDP(hist_t, item_delta), n_hist)), "tight", "tight"))
     return _best_by_histogram(candidates, 1)
 
 
@@ -182,11 +175,10 @@ def per_round_histogram_split(epsilon, delta, n_rounds, accounting="tight"):
     candidates = [paper] if paper_ok else []
     for share in _DELTA_SHARES:
         item_delta = share * delta / T
-        cal, method = _calibrate([PlanItem(ApproxDP, count=T, delta=item_delta)], epsilon,
-                                 delta)
+        cal = calibrate_plan([PlanItem(ApproxDP, count=T, delta=item_delta)], epsilon, delta)
         eps_t = _shave(cal.epsilons[0])
         candidates.append(Split((eps_t, item_delta), ((ApproxDP(eps_t, item_delta), T),),
-                                method, "tight"))
+                                "tight", "tight"))
     return _best_by_histogram(candidates, 0)
 
 
@@ -234,8 +226,8 @@ def tree_counter_split(epsilon, delta, n_levels, n_changed, accounting="tight"):
     paper = Split((cell, 0.0), ((DiscreteLaplace(cell / L), m * L),), "basic", "paper")
     if _check(accounting) == "paper" or delta <= 0.0:
         return paper
-    cal, method = _calibrate([PlanItem(DiscreteLaplace, count=m * L)], epsilon, delta)
+    cal = calibrate_plan([PlanItem(DiscreteLaplace, count=m * L)], epsilon, delta)
     node = _shave(cal.epsilons[0])
     if node * L <= cell:
         return paper
-    return Split((node * L, float(delta)), ((DiscreteLaplace(node), m * L),), method, "tight")
+    return Split((node * L, float(delta)), ((DiscreteLaplace(node), m * L),), "tight", "tight")
