@@ -43,16 +43,9 @@ def _per_query_epsilon(epsilon, delta, n_queries, accounting="tight"):
     """
     if accounting == "paper":
         return calibrate(epsilon, delta, n_queries, method="optimal").epsilon
-    if delta == 0:
-        return _basic_share(epsilon, n_queries)
+    if delta == 0:  # basic composition's even split, rounded down, is exact at δ = 0
+        return calibrate(epsilon, 0.0, n_queries, method="basic").epsilon
     return calibrate_plan([PlanItem(DiscreteLaplace, count=n_queries)], epsilon, delta).epsilons[0]
-
-
-def _basic_share(epsilon, n):
-    eps = epsilon / n
-    while n * eps > epsilon:  # round down so that n·ε_q ≤ ε in floating point
-        eps = float(np.nextafter(eps, 0.0))
-    return eps
 
 
 @functools.lru_cache(maxsize=4096)
