@@ -93,6 +93,16 @@ class PrivateEstimatorMixin:
             return None
         return budget._charge(epsilon, delta, f"{type(self).__name__}: {label}", stream=stream)
 
+    def _budget_has_room_for_delta(self, delta):
+        """Whether ``self.budget`` (if any) could still pay a δ of ``delta``.
+
+        Learners whose accounting can be pure or approximate use this to stay pure on a
+        ledger without δ (``PrivacyBudget(ε)`` defaults to δ = 0) instead of being
+        refused. The ledger's totals are public, so reading them leaks nothing.
+        """
+        budget = getattr(self, "budget", None)
+        return budget is None or budget.remaining.delta >= delta
+
     def _release_generator(self, key):
         """The generator of the release charged as ``key`` (see the module docstring)."""
         random_state = self.random_state

@@ -512,9 +512,7 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
                 PrivacyWarning,
                 stacklevel=3,
             )
-        if (self.accounting == "auto" and self.budget is not None
-                and self.budget.remaining.delta < delta):
-            # A ledger without room for δ (e.g. PrivacyBudget(ε) with its default δ = 0):
+        if self.accounting == "auto" and not self._budget_has_room_for_delta(delta):
             # "auto" keeps to pure ε-DP rather than refusing a release basic can pay for.
             delta = 0.0
         return step_plan(epsilon, delta, n_steps, self.accounting)

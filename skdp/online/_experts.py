@@ -470,8 +470,8 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
         # unless the ledger has no room for it (e.g. PrivacyBudget(ε), δ = 0 by default):
         # then the stream stays pure ε-DP rather than being refused. Decided once, here,
         # so every bucket's counters use the split this charge paid for.
-        room = self.budget is None or self.budget.remaining.delta >= delta
-        self._stream_delta = delta if self.accounting == "tight" and room else 0.0
+        tight = self.accounting == "tight" and self._budget_has_room_for_delta(delta)
+        self._stream_delta = delta if tight else 0.0
         return epsilon, self._stream_delta
 
     def _cell_epsilon(self, horizon):
