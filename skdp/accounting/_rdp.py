@@ -84,12 +84,6 @@ def _divergences(kind, params):
     return pure
 
 
-def divergence(event):
-    """The event's D_α bound at every order in :data:`ORDERS`."""
-    param = event.sigma if type(event) is Gaussian else event.epsilon
-    return _divergences(type(event), [param])[0]
-
-
 def total_divergence(groups):
     """Σ count·D_α over a dict event → count, and the events' own Σ count·δ.
 
