@@ -28,7 +28,7 @@ __all__ = ["check_labels_in", "resolve_classes"]
 
 _NOT_IN_CLASSES = "y contains labels not in classes"
 _SKIP_DIRS = tuple(
-    os.path.dirname(m.__file__) + os.sep for m in (sys.modules[__package__], sklearn)
+    os.path.dirname(str(m.__file__)) + os.sep for m in (sys.modules[__name__], sklearn)
 )
 
 

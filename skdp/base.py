@@ -138,7 +138,7 @@ class PrivateEstimatorMixin:
         self._entropy = int(self._release_generator(key).integers(2**63))
 
 
-_FIXED_SEED_WARNED = []
+_FIXED_SEED_WARNED: list[bool] = []
 
 
 def _warn_fixed_seed_once():

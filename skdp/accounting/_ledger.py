@@ -17,7 +17,8 @@ from .stores import open_store, promotion_url
 
 __all__ = ["Ledger", "StreamRecord"]
 
-_KNOWN_DSNS = {}  # redacted URL -> URL with password, for stores opened in this process
+# redacted URL -> URL with password, for stores opened in this process
+_KNOWN_DSNS: dict[str, str] = {}
 
 
 def _open(url, create=True):
@@ -85,7 +86,7 @@ class Ledger:
 
 # One Ledger object per (store, id) in a process, so handles loaded from several pickles
 # share it as in-process copies do. Weak: the state lives in the store, not here.
-_ATTACHED = weakref.WeakValueDictionary()
+_ATTACHED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 def _attach(url, ledger_id):

@@ -28,7 +28,8 @@ class PlanItem(NamedTuple):
     """
 
     kind: type
-    count: int = 1
+    # The public field name shadows tuple.count, which mypy reports; the name stays.
+    count: int = 1  # type: ignore[assignment]
     weight: float = 1.0
     delta: float = 0.0
 

@@ -20,7 +20,7 @@ class HypothesisClass:
 
     supports_through = False
     #: VC dimension as a function of the number of features (informational).
-    vc_dimension = None
+    vc_dimension: int | None = None
 
     def check_X(self, X):
         """Validate query/training points for this class; return a float 2-D array."""

@@ -218,7 +218,7 @@ class HistogramRelease:
     noise_bound: int
     epsilon: float
     delta: float
-    _lookup: dict = field(default=None, repr=False, compare=False)
+    _lookup: dict | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         object.__setattr__(

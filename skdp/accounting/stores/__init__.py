@@ -17,7 +17,7 @@ from .postgresql import redact_url
 
 __all__ = ["Charge", "LedgerStore", "open_store", "promotion_url", "redact_url"]
 
-_STORES = {}
+_STORES: dict[tuple[int, str], LedgerStore] = {}  # (pid, url) -> open store
 _LOCK = threading.Lock()
 
 
