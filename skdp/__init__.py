@@ -23,8 +23,27 @@ preprocessing
     Binarizers and clippers with public bounds (no data-dependent leaks).
 audit
     Statistical privacy audits (Clopper–Pearson lower bounds on ε).
+datasets
+    Public feature bounds, planted models and adversarial streams.
+
+:func:`show_versions` prints what to paste into a bug report.
 """
 
+# Every subpackage is an attribute of ``skdp`` (``import skdp; skdp.preprocessing``).
+from . import (
+    accounting,
+    audit,
+    datasets,
+    decision_list,
+    exceptions,
+    hypotheses,
+    linear,
+    mechanisms,
+    online,
+    prediction,
+    preprocessing,
+)
+from ._show_versions import show_versions
 from .accounting import PrivacyBudget
 from .decision_list import (
     ConjunctionFeatures,
@@ -93,5 +112,17 @@ __all__ = [
     "SubsampleAggregatePredictor",
     "WinnowClassifier",
     "__version__",
+    "accounting",
+    "audit",
+    "datasets",
+    "decision_list",
+    "exceptions",
+    "hypotheses",
+    "linear",
+    "mechanisms",
+    "online",
     "perp_parameters",
+    "prediction",
+    "preprocessing",
+    "show_versions",
 ]

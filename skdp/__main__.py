@@ -1,27 +1,58 @@
-"""Command line: ``skdp demo`` (or ``python -m skdp demo``)."""
+"""Command line: ``skdp demo``, ``skdp --version`` (or ``python -m skdp …``)."""
 
 import argparse
 import sys
 
+_GETTING_STARTED = """\
+skdp: differentially private learners for scikit-learn.
 
-def main(argv=None):
+Try:
+  skdp demo            each private learner next to its non-private baseline (< 60 s)
+  skdp demo --quick    a shorter run of the same rows
+  skdp --version       the installed version
+  skdp versions        versions of skdp and of what it runs on (for bug reports)
+
+In Python:
+  from skdp import DPDecisionListClassifier, PrivacyBudget
+"""
+
+
+def _parser():
+    from . import __version__
+
     parser = argparse.ArgumentParser(
         prog="skdp", description="Differentially private learners for scikit-learn."
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"skdp {__version__}")
+    sub = parser.add_subparsers(dest="command")
     demo = sub.add_parser("demo", help="run the demo: privacy spent and accuracy vs baselines")
     demo.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    demo.add_argument("--quick", action="store_true", help="smaller data, fewer rows")
+    demo.add_argument("--verbose", action="store_true",
+                      help="also print each row's paper-level details")
     sub.add_parser("version", help="print the version")
-    args = parser.parse_args(argv)
+    sub.add_parser("versions", help="print versions of skdp and its dependencies")
+    return parser
 
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
+    if args.command is None:
+        print(_GETTING_STARTED, end="")
+        return 0
     if args.command == "version":
         from . import __version__
 
         print(__version__)
         return 0
+    if args.command == "versions":
+        from ._show_versions import show_versions
+
+        show_versions()
+        return 0
     from ._demo import run_demo
 
-    run_demo(seed=args.seed, out=sys.stdout)
+    run_demo(seed=args.seed, out=sys.stdout, quick=args.quick, verbose=args.verbose)
     return 0
 
 

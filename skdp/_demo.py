@@ -2,11 +2,16 @@
 
 Every row is a small function taking a numpy Generator and the demo's shared
 :class:`~skdp.accounting.PrivacyBudget`, spending from it, and returning a dict
-with the cells "what", "privacy", "private result" and "non-private"; the
+with the cells "what", "privacy", "private result" and "non-private" in plain words,
+optionally "note" (why a number looks the way it does, e.g. where a learner does not
+learn) and "details" (paper-level parameters, shown with ``--verbose``). The
 "spent" cell is measured on the ledger around the call. Learners add their own
-row to ``DEMO_ROWS`` as they land.
+row to ``DEMO_ROWS`` as they land. The first line of a row's docstring is shown
+while it runs if it takes longer than two seconds.
 """
 
+import textwrap
+import threading
 import time
 
 import numpy as np
@@ -20,10 +25,12 @@ from .mechanisms import (
     laplace_mechanism,
 )
 
-_COLUMNS = ("what", "privacy", "spent", "private result", "non-private")
+WIDTH = 100  # columns: the demo must read on any terminal without wrapping
+_PROGRESS_AFTER = 2.0  # seconds before a row says it is still running
 
 
 def _count_row(rng, budget):
+    """Count the malignant tumours in breast_cancer with discrete Laplace noise."""
     from sklearn.datasets import load_breast_cancer
 
     y = load_breast_cancer().target
@@ -32,14 +39,15 @@ def _count_row(rng, budget):
     exact = int(np.sum(y == 0))
     noisy = geometric_mechanism(exact, eps, random_state=rng)
     return {
-        "what": "count (exact discrete Laplace)",
+        "what": "How many tumours in breast_cancer are malignant? (a count, discrete Laplace)",
         "privacy": f"ε={eps}",
         "private result": f"{noisy} malignant",
-        "non-private": f"{exact}",
+        "non-private": f"{exact} malignant",
     }
 
 
 def _mean_row(rng, budget):
+    """Mean tumour radius with public bounds and Laplace noise."""
     from sklearn.datasets import load_breast_cancer
 
     radius = load_breast_cancer().data[:, 0]
@@ -50,14 +58,15 @@ def _mean_row(rng, budget):
     # With n public, the clipped sum has sensitivity (high - low).
     noisy = laplace_mechanism(clipped.sum(), eps, sensitivity=high - low, random_state=rng)
     return {
-        "what": "mean, public bounds (Laplace)",
+        "what": "Mean tumour radius, clipped to public bounds [0, 30] (Laplace mechanism)",
         "privacy": f"ε={eps}",
-        "private result": f"{noisy / radius.size:.3f}",
-        "non-private": f"{radius.mean():.3f}",
+        "private result": f"mean radius {noisy / radius.size:.2f}",
+        "non-private": f"mean radius {radius.mean():.2f}",
     }
 
 
 def _stump_row(rng, budget):
+    """Pick a one-feature rule with the exponential mechanism."""
     from sklearn.tree import DecisionTreeClassifier
 
     n, d = 2000, 5
@@ -80,14 +89,15 @@ def _stump_row(rng, budget):
     pred = (X_test[:, j] > grid[t]).astype(int) ^ flip
     tree = DecisionTreeClassifier(max_depth=1, random_state=0).fit(X, y)
     return {
-        "what": "decision stump (exponential mech.)",
+        "what": "Best one-feature rule 'x_j > t' on 2000 noisy rows (exponential mechanism)",
         "privacy": f"ε={eps}",
-        "private result": f"acc {np.mean(pred == y_test):.3f}",
-        "non-private": f"acc {tree.score(X_test, y_test):.3f}",
+        "private result": f"{np.mean(pred == y_test):.1%} accurate on new rows",
+        "non-private": f"{tree.score(X_test, y_test):.1%} accurate (sklearn depth-1 tree)",
     }
 
 
 def _svt_row(rng, budget):
+    """Find the first day a daily count passes 1500 with the sparse vector technique."""
     days = 365
     # A growing daily count. SVT's error is O(log(days)/ε) in count units, so the
     # counts must be large next to it for the answer to be useful.
@@ -100,7 +110,7 @@ def _svt_row(rng, budget):
     found = answers.size - 1 if answers[-1] else None
     exact = int(np.argmax(daily >= threshold))
     return {
-        "what": "first day count ≥ 1500 (sparse vector)",
+        "what": "First day of the year a daily count reaches 1500 (sparse vector technique)",
         "privacy": f"ε={eps}",
         "private result": f"day {found}",
         "non-private": f"day {exact}",
@@ -131,6 +141,26 @@ def _table(rows, columns):
     return "\n".join([line, rule, *body])
 
 
+def _wrap(text, indent):
+    return textwrap.fill(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ",
+                         break_on_hyphens=False)
+
+
+def _render_row(number, cells, verbose):
+    """One demo row as a few lines of plain words, never wider than ``WIDTH``."""
+    lines = [
+        _wrap(f"{number}. {cells['what']}", ""),
+        _wrap(f"private ({cells['privacy']}): {cells['private result']}", "   "),
+        _wrap(f"non-private: {cells['non-private']}", "   "),
+    ]
+    if cells.get("note"):
+        lines.append(_wrap(f"note: {cells['note']}", "   "))
+    lines.append(_wrap(f"spent from the shared budget: {cells['spent']}", "   "))
+    if verbose and cells.get("details"):
+        lines.append(_wrap(f"details: {cells['details']}", "   "))
+    return "\n".join(lines)
+
+
 def _composition_table(total_epsilon, total_delta, k):
     rows = []
     for method in ("basic", "advanced", "kov", "optimal"):
@@ -142,31 +172,56 @@ def _composition_table(total_epsilon, total_delta, k):
     return _table(rows, ("composition", "per-query ε", "relative noise"))
 
 
-def run_demo(seed=0, out=None):
-    """Run every demo row, print the tables, and return the rows."""
-    start = time.perf_counter()
-    rng = np.random.default_rng(seed)
-    budget = PrivacyBudget(epsilon=16.0, delta=1e-5)
-    rows = []
-    for row in DEMO_ROWS:
+def _run_row(row, rng, budget, out):
+    """Run one row; if it takes more than 2 s, say what is running so the wait is explained."""
+    title = (row.__doc__ or row.__name__).strip().splitlines()[0]
+    timer = threading.Timer(_PROGRESS_AFTER, lambda: print(
+        _wrap(f"... still running: {title}", ""), file=out, flush=True))
+    timer.start()
+    try:
         before = budget.spent
         cells = row(rng, budget)
         after = budget.spent
-        # Measured on the shared ledger, not reported by the row itself.
-        cells["spent"] = f"ε={after.epsilon - before.epsilon:.3g}" + (
-            f", δ={after.delta - before.delta:.2g}" if after.delta > before.delta else ""
-        )
+    finally:
+        timer.cancel()
+    # Measured on the shared ledger, not reported by the row itself.
+    cells["spent"] = f"ε={after.epsilon - before.epsilon:.3g}" + (
+        f", δ={after.delta - before.delta:.2g}" if after.delta > before.delta else ""
+    )
+    return cells
+
+
+def run_demo(seed=0, out=None, *, quick=False, verbose=False):
+    """Run the demo rows, print them in plain words (≤ ``WIDTH`` columns) and return them.
+
+    ``quick`` runs only the learners (no mechanism rows, no composition table);
+    ``verbose`` adds each row's paper-level details.
+    """
+    start = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    budget = PrivacyBudget(epsilon=16.0, delta=1e-5)
+    print(_wrap(f"skdp demo (seed {seed}): each private answer next to the non-private one. "
+                "All rows spend from one shared privacy budget.", ""), file=out)
+    rows = []
+    for row in _learner_rows() if quick else DEMO_ROWS:
+        cells = _run_row(row, rng, budget, out)
         rows.append(cells)
-    print(f"skdp demo (seed {seed}): private answers next to non-private ones\n", file=out)
-    print(_table(rows, _COLUMNS), file=out)
-    print(f"\nAll rows spent from one {budget!r}", file=out)
+        print("\n" + _render_row(len(rows), cells, verbose), file=out, flush=True)
+    spent = budget.spent
+    print("\n" + _wrap(
+        f"In all the demo spent ε={spent.epsilon:.3g}, δ={spent.delta:.2g} of {budget!r}. "
+        f"Had one person been in every dataset above, any output's probability would change "
+        f"by at most a factor e^ε ≈ {np.exp(spent.epsilon):.3g} (plus probability δ) "
+        "whether or not they took part. Each dataset here is separate, so each person's "
+        "real exposure is only the ε of the rows that used their data.", ""), file=out)
     try:
         budget.spend(budget.remaining.epsilon + 0.1, label="one query too many")
     except BudgetExhaustedError as exc:
-        print(f"One more query is refused, nothing spent: {exc}", file=out)
-    k = 1000
-    print(f"\nAnswering {k} queries within ε=1, δ=1e-6 — per-query ε by composition theorem:",
-          file=out)
-    print(_composition_table(1.0, 1e-6, k), file=out)
+        print("\n" + _wrap(f"One more query is refused, nothing spent: {exc}", ""), file=out)
+    if not quick:
+        k = 1000
+        print("\n" + _wrap(f"Answering {k} queries within ε=1, δ=1e-6: the per-query ε each "
+                           "composition theorem allows (smaller ε, more noise):", ""), file=out)
+        print(_composition_table(1.0, 1e-6, k), file=out)
     print(f"\n(done in {time.perf_counter() - start:.1f} s)", file=out)
     return rows
