@@ -9,6 +9,7 @@ private learner`` is exactly as private as the learner.
 """
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
@@ -42,6 +43,32 @@ def _check_bounds(lower, upper, n_features):
     return lower, upper
 
 
+def _bounds_per_feature(bounds, n_features):
+    """(low, high) arrays from bounds given as one pair, (low, high) pairs or diffprivlib's
+    ``(lower_array, upper_array)``. With two features both forms are (2, 2): the one
+    reading with low < high everywhere is taken; if both (or neither) qualify and they
+    differ, the bounds are refused rather than guessed."""
+    bounds = np.asarray(bounds, dtype=float)
+    if bounds.shape == (2,):
+        bounds = np.tile(bounds, (n_features, 1))
+    elif bounds.shape == (2, n_features) and n_features != 2:
+        bounds = bounds.T  # diffprivlib's (lower_array, upper_array)
+    elif bounds.shape == (2, 2) and not np.array_equal(bounds, bounds.T):
+        as_pairs, as_arrays = np.all(bounds[:, 0] < bounds[:, 1]), np.all(bounds[0] < bounds[1])
+        if as_arrays and not as_pairs:
+            bounds = bounds.T
+        elif as_pairs == as_arrays:
+            raise ValueError(
+                "bounds of shape (2, 2) with two features is ambiguous: it reads as two "
+                "(low, high) pairs or as diffprivlib's (lower_array, upper_array). Give the "
+                "cut points instead, e.g. thresholds=[[t0], [t1]]."
+            )
+    if bounds.shape != (n_features, 2):
+        raise ValueError(f"bounds must have shape (2,), ({n_features}, 2) or (2, {n_features}), "
+                         f"got {bounds.shape}.")
+    return _check_bounds(bounds[:, 0], bounds[:, 1], n_features)
+
+
 class PublicBoundsClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Clip each feature to user-given bounds and (by default) map them onto [−1, 1].
 
@@ -51,8 +78,10 @@ class PublicBoundsClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
 
     Parameters
     ----------
-    lower, upper : float or array-like of shape (n_features,)
-        Public bounds per feature (a scalar applies to all), lower < upper.
+    lower, upper : float or array-like of shape (n_features,), default=None
+        Public bounds per feature (a scalar applies to all), lower < upper. Without
+        them every feature is clipped to [−1, 1] and ``fit`` warns (always, whatever
+        the data): real-valued features outside that range lose their information.
     scale : bool, default=True
         Map [lower, upper] linearly onto [−1, 1] after clipping; otherwise only clip.
 
@@ -78,12 +107,12 @@ class PublicBoundsClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
     """
 
     _parameter_constraints: dict = {
-        "lower": ["array-like", Interval(numbers.Real, None, None, closed="neither")],
-        "upper": ["array-like", Interval(numbers.Real, None, None, closed="neither")],
+        "lower": ["array-like", Interval(numbers.Real, None, None, closed="neither"), None],
+        "upper": ["array-like", Interval(numbers.Real, None, None, closed="neither"), None],
         "scale": ["boolean"],
     }
 
-    def __init__(self, lower=-1.0, upper=1.0, *, scale=True):
+    def __init__(self, lower=None, upper=None, *, scale=True):
         self.lower = lower
         self.upper = upper
         self.scale = scale
@@ -92,7 +121,19 @@ class PublicBoundsClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         """Check X's shape and the bounds; nothing is learned from X's values."""
         self._validate_params()
         X = validate_data(self, X, reset=True, ensure_all_finite=True)
-        self.lower_, self.upper_ = _check_bounds(self.lower, self.upper, X.shape[1])
+        if (self.lower is None) != (self.upper is None):
+            raise ValueError("Give both lower and upper (public bounds), or neither.")
+        if self.lower is None:
+            # Decided from the parameters alone, so the warning says nothing about X.
+            warnings.warn(
+                "PublicBoundsClipper: no public bounds given (lower=, upper=), so every "
+                "feature is clipped to [-1, 1]. Real-valued features outside that range "
+                "lose their information; pass bounds from domain knowledge or documentation.",
+                UserWarning, stacklevel=2,
+            )
+        lower = -1.0 if self.lower is None else self.lower
+        upper = 1.0 if self.upper is None else self.upper
+        self.lower_, self.upper_ = _check_bounds(lower, upper, X.shape[1])
         return self
 
     def transform(self, X):
@@ -108,16 +149,21 @@ class PublicBoundsClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
 class PublicBoundsBinarizer(TransformerMixin, BaseEstimator):
     """Binary features ``x_j > t`` for user-given thresholds t (never data quantiles).
 
-    Give either ``thresholds`` (a list with one sequence of thresholds per
-    feature) or ``bounds`` with ``n_thresholds``: that many evenly spaced interior
-    thresholds inside each feature's public (low, high) range.
+    Give at most one of ``thresholds`` (one cut point for every feature, or a list
+    with one sequence of cut points per feature) or ``bounds`` with ``n_thresholds``:
+    that many evenly spaced interior thresholds inside each feature's public
+    (low, high) range. With neither, every feature is cut at 0.0, as
+    :class:`sklearn.preprocessing.Binarizer` does (0/1 input passes through).
 
     Parameters
     ----------
-    thresholds : list of array-like, optional
-        ``thresholds[j]`` are the cut points of feature j (may be empty).
-    bounds : array-like of shape (2,) or (n_features, 2), optional
-        Public (low, high) per feature, or one pair for all features.
+    thresholds : float or list of array-like, default=None
+        A float cuts every feature there; a list gives ``thresholds[j]``, the cut
+        points of feature j (may be empty). None (and no ``bounds``) means 0.0.
+    bounds : array-like of shape (2,), (n_features, 2) or (2, n_features), optional
+        Public (low, high) per feature, or one pair for all features. diffprivlib's
+        form ``(lower_array, upper_array)`` is read as such; with exactly two
+        features, where the two forms cannot be told apart, give ``thresholds``.
     n_thresholds : int, default=1
         Thresholds per feature with ``bounds``: low + (high − low)·i/(n_thresholds + 1).
 
@@ -146,7 +192,8 @@ class PublicBoundsBinarizer(TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "thresholds": [list, tuple, None],
+        "thresholds": [list, tuple, Interval(numbers.Real, None, None, closed="neither"),
+                       None],
         "bounds": ["array-like", None],
         "n_thresholds": [Interval(numbers.Integral, 1, None, closed="left")],
     }
@@ -157,26 +204,22 @@ class PublicBoundsBinarizer(TransformerMixin, BaseEstimator):
         self.n_thresholds = n_thresholds
 
     def _resolve_thresholds(self, n_features):
-        if (self.thresholds is None) == (self.bounds is None):
+        if self.thresholds is not None and self.bounds is not None:
             raise ValueError(
-                "Give exactly one of thresholds (cut points per feature) or bounds "
+                "Give at most one of thresholds (cut points per feature) or bounds "
                 "(public (low, high) ranges): they must not come from the private data."
             )
-        if self.thresholds is not None:
-            if len(self.thresholds) != n_features:
-                raise ValueError(f"thresholds has {len(self.thresholds)} entries for "
-                                 f"{n_features} features.")
-            out = [np.sort(np.asarray(t, dtype=float).ravel()) for t in self.thresholds]
+        if self.bounds is None:
+            cut = 0.0 if self.thresholds is None else self.thresholds
+            if isinstance(cut, numbers.Real):
+                return [np.array([float(cut)]) for _ in range(n_features)]
+            if len(cut) != n_features:
+                raise ValueError(f"thresholds has {len(cut)} entries for {n_features} features.")
+            out = [np.sort(np.asarray(t, dtype=float).ravel()) for t in cut]
             if not all(np.all(np.isfinite(t)) for t in out):
                 raise ValueError("thresholds must be finite.")
             return out
-        bounds = np.asarray(self.bounds, dtype=float)
-        if bounds.shape == (2,):
-            bounds = np.tile(bounds, (n_features, 1))
-        if bounds.shape != (n_features, 2):
-            raise ValueError(f"bounds must have shape (2,) or ({n_features}, 2), "
-                             f"got {bounds.shape}.")
-        low, high = _check_bounds(bounds[:, 0], bounds[:, 1], n_features)
+        low, high = _bounds_per_feature(self.bounds, n_features)
         steps = np.arange(1, self.n_thresholds + 1) / (self.n_thresholds + 1)
         return list(low[:, None] + (high - low)[:, None] * steps[None, :])
 

@@ -8,7 +8,7 @@ from skdp.preprocessing import PublicBoundsBinarizer, PublicBoundsClipper
 
 @parametrize_with_checks(
     [PublicBoundsClipper(), PublicBoundsClipper(lower=-5, upper=5, scale=False),
-     PublicBoundsBinarizer(bounds=(-3, 3), n_thresholds=3)]
+     PublicBoundsBinarizer(), PublicBoundsBinarizer(bounds=(-3, 3), n_thresholds=3)]
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
@@ -31,10 +31,11 @@ def test_clipper_maps_bounds_to_unit_interval():
 
 
 def test_binarizer_bounds_grid_and_names():
-    b = PublicBoundsBinarizer(bounds=[[0, 4], [10, 20]], n_thresholds=3).fit(np.zeros((1, 2)))
+    b = PublicBoundsBinarizer(bounds=[[0, 4], [10, 20], [0, 1]], n_thresholds=3)
+    b.fit(np.zeros((1, 3)))
     np.testing.assert_allclose(b.thresholds_[0], [1, 2, 3])
     np.testing.assert_allclose(b.thresholds_[1], [12.5, 15, 17.5])
-    assert list(b.get_feature_names_out(["a", "b"]))[:2] == ["a > 1", "a > 2"]
+    assert list(b.get_feature_names_out(["a", "b", "c"]))[:2] == ["a > 1", "a > 2"]
 
 
 def test_binarizer_in_pipeline_with_dataframe_names():
@@ -47,8 +48,10 @@ def test_binarizer_in_pipeline_with_dataframe_names():
 
 @pytest.mark.parametrize(
     "make",
-    [lambda: PublicBoundsBinarizer(),
+    [lambda: PublicBoundsBinarizer(thresholds=0.5, bounds=(0, 1)),
      lambda: PublicBoundsBinarizer(thresholds=[[1]], bounds=(0, 1)),
+     lambda: PublicBoundsBinarizer(bounds=[[0, 5], [10, 20]]),  # (2, 2): two readings
+     lambda: PublicBoundsClipper(lower=0),
      lambda: PublicBoundsBinarizer(thresholds=[[1]]),  # 1 entry for 2 features
      lambda: PublicBoundsBinarizer(thresholds=[[np.nan], [1]]),
      lambda: PublicBoundsBinarizer(bounds=(1, 0)),
@@ -65,3 +68,36 @@ def test_bad_bounds_have_clear_errors(make):
 def test_nan_input_rejected():
     with pytest.raises(ValueError):
         PublicBoundsClipper().fit(np.array([[np.nan, 1.0]]))
+
+
+def test_default_binarizer_cuts_at_zero_like_sklearn():
+    X01 = np.array([[0, 1, 1], [1, 0, 0]])
+    np.testing.assert_array_equal(PublicBoundsBinarizer().fit_transform(X01), X01)
+    X = np.array([[-2.0, 0.5]])
+    np.testing.assert_array_equal(PublicBoundsBinarizer(thresholds=1.0).fit_transform(X),
+                                  [[0, 0]])
+
+
+def test_binarizer_reads_diffprivlib_bounds_form():
+    lower, upper = np.array([5.0, 0.0, 10.0]), np.array([150.0, 1.0, 20.0])
+    ours = PublicBoundsBinarizer(bounds=np.column_stack([lower, upper])).fit(np.zeros((1, 3)))
+    theirs = PublicBoundsBinarizer(bounds=(lower, upper)).fit(np.zeros((1, 3)))
+    for a, b in zip(ours.thresholds_, theirs.thresholds_, strict=True):
+        np.testing.assert_allclose(a, b)
+    np.testing.assert_allclose(theirs.thresholds_[0], [77.5])
+
+
+def test_binarizer_ambiguous_bounds_message_names_the_fix():
+    with pytest.raises(ValueError, match=r"ambiguous.*thresholds="):
+        PublicBoundsBinarizer(bounds=([5, 150], [50, 200])).fit(np.zeros((1, 2)))
+    # Only one reading has low < high for both features: it is taken.
+    lower, upper = [5, 50], [150, 106]  # diffprivlib's form; as pairs, (150, 106) is empty
+    b = PublicBoundsBinarizer(bounds=(lower, upper)).fit(np.zeros((1, 2)))
+    np.testing.assert_allclose(np.concatenate(b.thresholds_), [77.5, 78])
+
+
+@pytest.mark.parametrize("X", [np.zeros((2, 2)), np.full((2, 2), 1e6)])
+def test_clipper_without_bounds_always_warns(X):
+    # The warning depends on the parameters only, never on the data.
+    with pytest.warns(UserWarning, match="no public bounds"):
+        PublicBoundsClipper().fit(X)
