@@ -291,8 +291,13 @@ def basic_composition_sequence(costs):
 
 # --------------------------------------------------------------------------- advanced
 
+#: Largest x with math.expm1(x) finite.
+_EXP_MAX = math.log(float.fromhex("0x1.fffffffffffffp+1023"))
+
 
 def _drv_epsilon(epsilon, k, delta_slack):
+    if epsilon > _EXP_MAX:  # e^ε overflows: the DRV bound is +∞ (basic wins by far)
+        return math.inf
     return math.sqrt(2.0 * k * math.log(1.0 / delta_slack)) * epsilon + k * epsilon * math.expm1(
         epsilon
     )
