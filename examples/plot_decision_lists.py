@@ -36,6 +36,7 @@ from skdp.decision_list import (
     DPDecisionListClassifier,
     GreedyDecisionListClassifier,
 )
+from skdp.output import figure_path
 from skdp.preprocessing import PublicBoundsBinarizer
 
 data = load_breast_cancer()
@@ -93,7 +94,7 @@ ax.set_ylabel("5-fold accuracy, mean of 5 seeds")
 ax.set_title("breast cancer, 90 public-threshold bits")
 ax.legend(fontsize=8)
 fig.tight_layout()
-fig.savefig("decision_lists_accuracy.png")
+fig.savefig(figure_path("plot_decision_lists"))
 
 # %%
 # The released list

@@ -142,6 +142,7 @@ import copy
 
 from skdp.accounting import PrivacyBudget
 from skdp.exceptions import BudgetExhaustedError
+from skdp.output import figure_path
 
 budget = PrivacyBudget(epsilon=1.0)
 alias = copy.deepcopy(budget)  # same ledger, not a fresh budget
@@ -174,4 +175,5 @@ ax.set_ylim(0, 1.1)
 ax.legend(fontsize="small")
 fig.tight_layout()
 
+fig.savefig(figure_path("plot_mechanisms_and_budget"))
 plt.show()

@@ -39,6 +39,7 @@ from sklearn.preprocessing import FunctionTransformer
 from skdp import PrivacyBudget
 from skdp.hypotheses import threshold_class
 from skdp.online import BatchSanitizedOnlineClassifier, PrivateExpertsClassifier
+from skdp.output import figure_path
 
 rng = np.random.default_rng(0)
 n_rows, block, n_bins = 30_000, 500, 16
@@ -88,7 +89,7 @@ ax.set_ylabel("error on the next block")
 ax.set_ylim(0, 0.6)
 ax.legend()
 fig.tight_layout()
-fig.savefig("online_agnostic.png", dpi=90)
+fig.savefig(figure_path("plot_online_agnostic"), dpi=90)
 
 # %%
 # Model selection charges one shared budget

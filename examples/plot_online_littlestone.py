@@ -51,6 +51,7 @@ from skdp.online import (
     SOAClassifier,
     run_online,
 )
+from skdp.output import figure_path
 from skdp.preprocessing import PublicBoundsClipper
 
 n_domain, n_rounds, eps = 256, 3000, 4.0
@@ -106,7 +107,7 @@ for ax, game in zip(axes, games, strict=True):
 axes[0].set_ylabel("cumulative mistakes")
 axes[0].legend(fontsize=8)
 fig.tight_layout()
-fig.savefig("plot_online_littlestone.png", dpi=90)
+fig.savefig(figure_path("plot_online_littlestone"), dpi=90)
 
 # %%
 # In a pipeline, cross-validated, one budget for every fit

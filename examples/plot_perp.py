@@ -38,6 +38,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier
 
 from skdp.datasets import RobustPEPStream, play_robust_pep
+from skdp.output import figure_path
 from skdp.prediction import RectanglesPERPClassifier, perp_parameters
 from skdp.preprocessing import PublicBoundsClipper
 
@@ -104,4 +105,4 @@ twin = ax2.twinx()
 twin.step(*zip(*phases, strict=True), where="post", color="tab:green", alpha=0.6)
 twin.set_ylabel("phase", color="tab:green")
 ax2.legend(loc="center left", fontsize=8)
-fig.savefig("perp.png", dpi=80)
+fig.savefig(figure_path("plot_perp"), dpi=80)

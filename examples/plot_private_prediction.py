@@ -35,6 +35,7 @@ from sklearn.pipeline import make_pipeline
 
 from skdp import PrivacyBudget
 from skdp.hypotheses import Halfspaces
+from skdp.output import figure_path
 from skdp.prediction import (
     PrivatePredictor,
     QueryBudgetExhaustedError,
@@ -136,4 +137,4 @@ ax2.axhline(epsilon, color="k", lw=0.8, ls="--")
 ax2.set_xlabel("queries answered")
 ax2.set_ylabel("ε spent (budget_)")
 ax2.legend()
-fig.savefig("private_prediction.png", dpi=80)
+fig.savefig(figure_path("plot_private_prediction"), dpi=80)

@@ -38,6 +38,7 @@ from sklearn.preprocessing import StandardScaler
 from skdp import PrivacyBudget
 from skdp.exceptions import PrivacyWarning
 from skdp.linear import ConfidentWinnowClassifier, DPWinnowClassifier, WinnowClassifier
+from skdp.output import figure_path
 from skdp.preprocessing import PublicBoundsClipper
 
 rng = np.random.default_rng(0)
@@ -92,7 +93,7 @@ ax.set_ylabel("cumulative mistakes")
 ax.set_title("Prequential mistakes, d = 50, target = one feature")
 ax.legend(fontsize=8)
 fig.tight_layout()
-fig.savefig("plot_winnow.png", dpi=90)
+fig.savefig(figure_path("plot_winnow"), dpi=90)
 
 # %%
 # In a pipeline with public bounds, and a grid search that pays
