@@ -251,13 +251,18 @@ class BetweenThresholds(BufferedQueryNoise):
         self.n_hard += int(np.count_nonzero(codes[:answered] == HARD))
         return codes[:answered]
 
-    def process(self, values):
+    def process(self, values, *, stop_at_hard=False):
         """Answer a block of queries in order, up to and including the halting ⊤.
 
         Parameters
         ----------
         values : array-like of shape (n_queries,)
             Exact query values q(D), finite, each of sensitivity ``sensitivity``.
+        stop_at_hard : bool, default=False
+            Stop after the first ⊤ of the block even if the cutoff allows more (for a
+            caller whose next queries depend on that answer). The unused noise is kept
+            for the next call, exactly as at a halt, so the answers are those of the
+            same queries fed one at a time.
 
         Returns
         -------
@@ -275,7 +280,7 @@ class BetweenThresholds(BufferedQueryNoise):
         noise = self._take_noise(values.size)
         codes = self._classify(values + noise, self._noisy_lower, self._noisy_upper)
         hard_at = np.flatnonzero(codes == HARD)
-        allowed = self._cutoff - self.n_hard
+        allowed = 1 if stop_at_hard else self._cutoff - self.n_hard
         answered = hard_at[allowed - 1] + 1 if hard_at.size >= allowed else values.size
         return self._commit(codes, noise, answered)
 
@@ -377,6 +382,35 @@ class ChallengeBT:
     queries, so T is a hard cap here: after ``max_steps`` stopping queries the
     mechanism halts whatever the answers.
 
+    ``stopper="svt"`` (additive; RectanglesPERP's ``"sharp"`` preset) replaces
+    the Stopper by the pure ε_s-DP :class:`Stopper` ``calibration="svt"`` (noisy
+    threshold, Lap(2/ε_s) noises; ε_s = ``stopper_epsilon``, default ε), with
+    k' = k + ⌈(4/ε_s)·ln(2/δ)⌉ and only Thm 4.3's gap condition for the inner
+    BetweenThresholds, t_u − t_l ≥ (16Δ/ε)·√(k'·ln(4/δ)) (and k ≥ 4·ln(4/δ), so
+    k' ≥ 4·ln(2/(δ/2)) as Thm 4.3 needs).
+
+    *Lemma (ChallengeBT with the svt Stopper is (ε, δ)-DP w.r.t. its dataset).*
+    Let BT_{k'} be the inner BetweenThresholds that halts at its k'-th ⊤; it is
+    (ε, δ/2)-DP (Thm 4.3, conditions above). Let E be the event that the Stopper
+    answers ⊤ no later than the first stopping query whose count has reached k'.
+    On E the ChallengeBT transcript is a post-processing (by the data-independent
+    Stopper randomness and the Flag rule) of BT_{k'}'s transcript. *Proof that
+    P(Ē) ≤ δ/2 on every dataset and against every adaptive query sequence:* every
+    stopping query is preceded by at most one BT query (Flag), so counts grow by
+    at most 1 per stopping query; let τ be the first stopping query with count
+    ≥ k' (a stopping time: it is fixed before ν_τ is drawn). Ē needs
+    k' + ν_τ < k + ρ, i.e. ρ > x or ν_τ < −x with x = (k' − k)/2 ≥
+    (2/ε_s)·ln(2/δ); ν_τ is independent of the past, so
+    P(Ē) ≤ ½e^{−x·ε_s/2} + ½e^{−x·ε_s/2} ≤ δ/2. Hence for neighbours D, D' and
+    every event S: P[CBT(D) ∈ S] ≤ P[CBT(D) ∈ S, E] + δ/2 ≤
+    e^ε·P[CBT(D') ∈ S] + δ/2 + δ/2 (coupling the Stopper's noises, which do not
+    depend on the data). ∎ Unlike Stemmer's Stopper (no threshold noise, whose
+    proof takes a union bound over the T stopping queries, hence the ln(T/δ) in
+    k'), k' − k does not grow with T; T stays a hard cap anyway. The Stopper's own
+    privacy (ε_s, pure) matters only to callers that feed it private bits
+    (RectanglesPERP, case (ii)). Audit and broken twin (k' = k):
+    ``tests/privacy/test_between_thresholds_audit.py``.
+
     Parameters
     ----------
     t_lower, t_upper : float
@@ -389,6 +423,10 @@ class ChallengeBT:
         T, the bound on the number of steps (stopping queries).
     sensitivity : float, default=1.0
         Sensitivity Δ of every BT query (1 in the paper).
+    stopper : {"stemmer", "svt"}, default="stemmer"
+        Which Stopper (and hence which k' and gap condition), see above.
+    stopper_epsilon : float, optional
+        ε_s of the ``"svt"`` Stopper (default ε); ignored for ``"stemmer"``.
     random_state : None, int or numpy.random.Generator
         Source of randomness.
 
@@ -422,8 +460,13 @@ class ChallengeBT:
         max_steps,
         *,
         sensitivity=1.0,
+        stopper="stemmer",
+        stopper_epsilon=None,
         random_state=None,
     ):
+        if stopper not in ("stemmer", "svt"):
+            raise ValueError(f"stopper must be 'stemmer' or 'svt', got {stopper!r}.")
+        self.stopper = stopper
         t_lower = float(check_finite_array(t_lower, name="t_lower", ndim=0))
         t_upper = float(check_finite_array(t_upper, name="t_upper", ndim=0))
         self.epsilon = check_epsilon(epsilon)
@@ -439,24 +482,27 @@ class ChallengeBT:
                 f"ChallengeBT needs max_hard k ≥ 4·ln(4/δ) = {4 * math.log(4 / delta):.2f} "
                 f"(Stemmer 2024, Alg. 4); got k = {k}."
             )
-        self.k_prime = math.ceil(
-            k + 8.0 / eps * math.log(2.0 / delta) * math.log(self.max_steps / delta)
-        )
+        eps_s = eps if stopper_epsilon is None else check_epsilon(stopper_epsilon)
+        self.stopper_epsilon = eps_s
+        self.k_prime = k + self._stopper_slack(eps, delta)
         gap = t_upper - t_lower
-        need = max(
-            32.0 * self.sensitivity / eps * math.sqrt(k * math.log(4.0 / delta)),
-            16.0 * self.sensitivity / eps * math.sqrt(self.k_prime * math.log(4.0 / delta)),
-        )
+        need = 16.0 * self.sensitivity / eps * math.sqrt(self.k_prime * math.log(4.0 / delta))
+        if stopper == "stemmer":
+            need = max(need, 32.0 * self.sensitivity / eps * math.sqrt(k * math.log(4.0 / delta)))
         if not gap >= need:
             raise PrivacyParameterError(
                 f"ChallengeBT's gap t_upper − t_lower = {gap:g} is below the required {need:g}: "
-                "max(32Δ/ε·√(k·ln(4/δ)) [Alg. 4], 16Δ/ε·√(k'·ln(4/δ)) [Thm 4.3 for the inner "
+                + ("max(32Δ/ε·√(k·ln(4/δ)) [Alg. 4], " if stopper == "stemmer" else "(")
+                + "16Δ/ε·√(k'·ln(4/δ)) [Thm 4.3 for the inner "
                 f"BetweenThresholds with (ε, δ/2, k' = {self.k_prime})])."
             )
         # Separate streams for the two mechanisms: drawn from one generator, their
         # interleaved draws would depend on how the queries are batched into blocks.
         bt_rng, stop_rng = check_generator(random_state).spawn(2)
-        self._stopper = Stopper(eps, delta, k, random_state=stop_rng)
+        self._stopper = Stopper(
+            eps if stopper == "stemmer" else eps_s, delta, k, calibration=stopper,
+            random_state=stop_rng,
+        )
         self._bt = _NeverHaltingBT.__new__(_NeverHaltingBT)
         self._bt._owner = self
         self._bt.__init__(
@@ -472,6 +518,12 @@ class ChallengeBT:
         self._flag = True
         self.n_stop_queries = 0
         self._out_of_steps = False
+
+    def _stopper_slack(self, eps, delta):
+        """k' − k: Alg. 4's (8/ε)·ln(2/δ)·ln(T/δ), or (4/ε_s)·ln(2/δ) for ``"svt"``."""
+        if self.stopper == "svt":
+            return math.ceil(4.0 / self.stopper_epsilon * math.log(2.0 / delta))
+        return math.ceil(8.0 / eps * math.log(2.0 / delta) * math.log(self.max_steps / delta))
 
     @property
     def _bt_query_noise_scale(self):
@@ -611,7 +663,8 @@ class ChallengeBT:
         codes = bt._classify(noisy, bt.t_lower + mu, bt.t_upper - mu)
         mediums = np.cumsum(codes == HARD, axis=1)
         stop_noise = _laplace_or_zero(st._query_noise_scale, (n_runs, values.size), rng)
-        stop = (mediums + stop_noise >= st.threshold).astype(np.int8)
+        noisy_t = st.threshold + _laplace_or_zero(st._threshold_noise_scale, (n_runs, 1), rng)
+        stop = (mediums + stop_noise >= noisy_t).astype(np.int8)
         stop[:, proto.max_steps :] = NOT_ANSWERED
         halted_before = np.cumsum(stop == 1, axis=1) - (stop == 1)
         answered = (halted_before == 0) & (np.arange(values.size) < proto.max_steps)

@@ -25,6 +25,8 @@ from .sparse_vector import AboveThreshold
 
 __all__ = ["Stopper"]
 
+_CALIBRATIONS = ("stemmer", "svt")
+
 
 class _OwnedAboveThreshold(AboveThreshold):
     """AboveThreshold (cutoff 1) whose noise scales are read from its owner.
@@ -67,6 +69,21 @@ class Stopper:
     catches a Stopper without noise, and one with the noise Lap(1/ε) a naive
     reading of "AboveThreshold with cutoff 1" would suggest.
 
+    ``calibration="svt"`` (additive, used by RectanglesPERP's ``"sharp"`` preset):
+    the threshold is perturbed once, ρ ~ Lap(2/ε), every query gets ν ~ Lap(2/ε),
+    and the answer is ⊤ iff sum(D) + ν ≥ t + ρ. *Lemma (pure ε-DP).* This is
+    AboveThreshold with cutoff c = 1, ε₁ = ε₂ = ε/2, on the queries
+    q_i(D) = (number of ones up to query i). For neighbouring inputs (one bit
+    differs, whether initial or added at an update time, the other bits being
+    any adaptive function of earlier answers) every q_i moves by at most 1 and
+    all in the same direction, so the queries are monotone with sensitivity 1
+    and Lyu, Su & Li (2017, Thm 2 and §4 on monotone queries: ν ~ Lap(cΔ/ε₂))
+    give ε-DP, δ = 0, for any number of queries. *Proof sketch* (the standard
+    one): fix the query noises before the ⊤; with ρ' = ρ + 1 every ⊥ stays ⊥ and
+    the ⊤ needs ν' ≥ ν (monotone case: no +2), costing e^{ε₁}·e^{ε₂} = e^{ε}.
+    The δ argument is then unused (any δ is accepted). Its audit and broken twin
+    (no threshold noise) are in the same test file.
+
     Parameters
     ----------
     epsilon : float
@@ -77,6 +94,10 @@ class Stopper:
         The public threshold t on the number of ones.
     initial_bits : array-like of {0, 1}, optional
         The initial dataset D (default: empty, as in ChallengeBT).
+    calibration : {"stemmer", "svt"}, default="stemmer"
+        ``"stemmer"``: Alg. 2 (no threshold noise, Lap(8·ln(2/δ)/ε) per query).
+        ``"svt"``: monotone AboveThreshold, Lap(2/ε) threshold and query noise
+        (pure ε-DP, see Privacy).
     random_state : None, int or numpy.random.Generator
         Source of randomness.
 
@@ -103,10 +124,14 @@ class Stopper:
     False
     """
 
-    def __init__(self, epsilon, delta, threshold, *, initial_bits=None, random_state=None):
+    def __init__(self, epsilon, delta, threshold, *, initial_bits=None, calibration="stemmer",
+                 random_state=None):
+        if calibration not in _CALIBRATIONS:
+            raise ValueError(f"calibration must be one of {_CALIBRATIONS}, got {calibration!r}.")
+        self.calibration = calibration
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
-        if self.delta == 0:
+        if self.delta == 0 and calibration == "stemmer":
             raise PrivacyParameterError(
                 "Stopper needs δ > 0: its noise scale 8·ln(2/δ)/ε is infinite at δ = 0 "
                 "(Stemmer 2024, Alg. 2)."
@@ -120,11 +145,15 @@ class Stopper:
     # -- noise scales (overridable by tests building broken variants) ---------
     @property
     def _query_noise_scale(self):
+        if self.calibration == "svt":
+            return 2.0 / self.epsilon  # Lap(cΔ/ε₂), monotone, c = 1, ε₂ = ε/2
         # Alg. 2, step 2a: Lap((8/ε)·log(2/δ)), natural log.
         return 8.0 * math.log(2.0 / self.delta) / self.epsilon
 
     @property
     def _threshold_noise_scale(self):
+        if self.calibration == "svt":
+            return 2.0 / self.epsilon  # Lap(Δ/ε₁), ε₁ = ε/2
         # Alg. 2 compares with t itself: no threshold noise.
         return 0.0
 
@@ -188,7 +217,8 @@ class Stopper:
 
     @classmethod
     def simulate(
-        cls, increments, n_runs, epsilon, delta, threshold, *, initial_count=0, random_state=None
+        cls, increments, n_runs, epsilon, delta, threshold, *, initial_count=0,
+        calibration="stemmer", random_state=None
     ):
         """Run ``n_runs`` independent Stoppers on one fixed update/query pattern, vectorised.
 
@@ -201,7 +231,8 @@ class Stopper:
             Index of the query that answered ⊤, or ``len(increments)`` if none did.
         """
         n_runs = check_positive_int(n_runs, "n_runs")
-        proto = cls(epsilon, delta, threshold, random_state=random_state)
+        proto = cls(epsilon, delta, threshold, calibration=calibration,
+                    random_state=random_state)
         inc = check_finite_array(increments, name="increments", ndim=1)
         rng = proto._svt._rng
         sums = initial_count + np.cumsum(inc)

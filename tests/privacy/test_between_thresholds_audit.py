@@ -185,3 +185,41 @@ def test_challenge_bt_audit_passes():
 def test_challenge_bt_audit_catches_per_query_noise():
     result = _challenge_audit(ChallengeBTPerQueryNoise)
     assert result.epsilon_lower_bound > CB_EPS, str(result)  # measured 2.95
+
+
+# -- ChallengeBT with the svt Stopper (stopper="svt"): ε = 2, δ = 0.1, T = 1500 steps ----
+# k = 15, k' = k + ⌈(4/ε)·ln(2/δ)⌉ = 21, gap = 16/ε·√(k'·ln(4/δ)) only. The honest run
+# halts after ≈ k mediums (≈ 2k queries on the threshold); the broken twin never halts.
+SV_T, SV_RUNS = 1500, 15_000
+SV_GAP = ChallengeBT(0.0, 1e9, CB_EPS, CB_DELTA, CB_K, SV_T, stopper="svt")._bt.min_gap
+
+
+class ChallengeBTStopperNeverHalts(ChallengeBT):
+    """Broken: the svt Stopper's threshold is +∞, so the run goes past k' mediums —
+    exactly the event Ē the lemma's coupling bounds by δ/2."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._stopper.threshold = math.inf
+
+
+def _svt_challenge_audit(cls):
+    signs = _signs(SV_T)
+
+    def sample(shift, n, rng):
+        codes, _ = cls.simulate(shift * signs, n, 0.0, SV_GAP, CB_EPS, CB_DELTA, CB_K, SV_T,
+                                stopper="svt", random_state=rng)
+        return _statistic(codes, signs)
+
+    return audit_mechanism(sample, 0.0, 1.0, n_samples=SV_RUNS, events=ST_EVENTS, alpha=ALPHA,
+                           delta=CB_DELTA, random_state=5)
+
+
+def test_challenge_bt_svt_stopper_audit_passes():
+    result = _svt_challenge_audit(ChallengeBT)
+    assert result.epsilon_lower_bound <= CB_EPS, str(result)  # measured −0.05
+
+
+def test_challenge_bt_svt_audit_catches_a_stopper_that_never_halts():
+    result = _svt_challenge_audit(ChallengeBTStopperNeverHalts)
+    assert result.epsilon_lower_bound > CB_EPS, str(result)  # measured 3.03

@@ -80,3 +80,32 @@ def test_instances_and_simulate_agree_on_the_audit_design():
     table = np.array([np.bincount(sim, minlength=bins), np.bincount(inst, minlength=bins)])
     table = table[:, table.sum(axis=0) > 0]
     assert stats.chi2_contingency(table)[1] > ALPHA
+
+
+# -- calibration="svt" (monotone AboveThreshold, pure ε-DP): same design -------------------
+class SvtWithoutThresholdNoise(Stopper):
+    """Broken: the svt query noise Lap(2/ε) but no threshold noise — the ⊥ answers of
+    the 100 queries below the threshold then leak independently (no shared ρ)."""
+
+    @property
+    def _threshold_noise_scale(self):
+        return 0.0
+
+
+def _svt_audit(cls):
+    def sample(initial_count, n, rng):
+        return cls.simulate(INCREMENTS, n, EPS, DELTA, THRESHOLD, initial_count=initial_count,
+                            calibration="svt", random_state=rng)
+
+    return audit_mechanism(sample, THRESHOLD - 3, THRESHOLD - 2, n_samples=RUNS, alpha=ALPHA,
+                           delta=0.0, random_state=4)
+
+
+def test_svt_stopper_audit_passes():
+    result = _svt_audit(Stopper)
+    assert result.epsilon_lower_bound <= EPS, str(result)  # measured 0.30
+
+
+def test_svt_stopper_audit_catches_missing_threshold_noise():
+    result = _svt_audit(SvtWithoutThresholdNoise)
+    assert result.epsilon_lower_bound > EPS, str(result)  # measured 2.29
