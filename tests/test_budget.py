@@ -185,3 +185,12 @@ def test_a_refusal_for_delta_alone_says_so():
         budget.spend(2.0)
     assert "δ does not" not in str(refused.value)
     assert budget.spent == (0.0, 0.0)
+
+
+def test_a_refusal_for_epsilon_names_what_fits_and_the_fix():
+    budget = PrivacyBudget(1.0, 1e-5)
+    budget.spend(0.75)
+    with pytest.raises(BudgetExhaustedError, match=r"ε does not fit: run with epsilon ≤ 0\.25"
+                       r".*new PrivacyBudget"):
+        budget.spend(0.5, 1e-6)
+    assert budget.spent == (0.75, 0.0)

@@ -175,15 +175,21 @@ def check_fits(totals, last, epsilon, delta, label):
     used_eps, used_delta = spent_after(last)
     if fits(totals, (used_eps, used_delta), epsilon, delta):
         return
-    hint = ""
+    left_eps, left_delta = max(totals[0] - used_eps, 0), max(totals[1] - used_delta, 0)
     if fits(totals, (used_eps, used_delta), epsilon, 0.0):
         # Only δ is short — typically PrivacyBudget(ε) (δ = 0 by default) paying for an
         # estimator whose default delta is 1e-6.
         hint = (" The ε fits; the δ does not: give the budget a δ (PrivacyBudget(epsilon, "
                 "delta=...)) or run the estimator with delta=0 where it offers pure ε-DP.")
+    else:
+        # Name the parameter that does not fit and the two ways out; a ledger is never
+        # reset, so "spend less" and "a new budget for new data" are the only fixes.
+        hint = (f" The ε does not fit: run with epsilon ≤ {left_eps:g}, or use a new "
+                "PrivacyBudget for data this one has not been charged for (a budget is never "
+                "reset).")
     raise BudgetExhaustedError(
         f"cannot spend (ε={epsilon:g}, δ={delta:g})" + (f" for {label}" if label else "")
-        + f": only (ε={max(totals[0] - used_eps, 0):g}, δ={max(totals[1] - used_delta, 0):g})"
+        + f": only (ε={left_eps:g}, δ={left_delta:g})"
         f" of the budget (ε={totals[0]:g}, δ={totals[1]:g}) remains. Nothing was spent." + hint
     )
 
