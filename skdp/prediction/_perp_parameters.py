@@ -16,10 +16,11 @@ import numpy as np
 from .._validation import check_delta, check_epsilon
 from ..accounting import DeltaSchedule
 from ..exceptions import PrivacyParameterError
+from ._perp_sharp import parts, sharp_checks, solve_sharp_phase
 
 __all__ = ["PERPParameters", "PhaseParameters", "perp_parameters"]
 
-PRESETS = ("paper", "practical")
+PRESETS = ("paper", "practical", "sharp")
 #: Phase lengths grow by this integer factor: t_p = t_1·3^(p−1) (see the derivation).
 GROWTH = 3
 #: Phases scanned for the fixed point of t_1; R_p/3^(p−1) is decreasing long before.
@@ -45,6 +46,10 @@ class PhaseParameters:
     bt_noise_scale: float
     stopper_noise_scale: float
     slice_noise_bound: float
+    #: t_u of the copies (2Δ for "paper" / "practical", t_l + 4σ for "sharp").
+    upper_threshold: float = 0.0
+    #: ε of the copies' Stopper ("sharp": the svt Stopper's ε_s; else ε_0).
+    stopper_epsilon: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -58,7 +63,7 @@ class PERPParameters:
     n_features : int
         The dimension d.
     preset : str
-        ``"paper"`` or ``"practical"``.
+        ``"paper"``, ``"practical"`` or ``"sharp"``.
     first_phase_length : int
         t_1; phase p has t_p = t_1·3^(p−1) queries.
     initial_sample_size : int
@@ -145,6 +150,12 @@ class PERPParameters:
         for q in self.phases:
             p = q.phase
             tag = f"phase {p}:"
+            if self.preset == "sharp":
+                checks = [(q.delta <= sched.phase_delta(p, q.length) * (1 + 1e-12),
+                           "δ_p ≤ schedule")]
+                checks += sharp_checks(q, self.phase(p + 1), d, self.gamma, not self.overrides)
+                out += [f"{tag} {name}" for ok, name in checks if not ok]
+                continue
             checks = [
                 (math.isclose(q.alpha, self.alpha / 2**p), "α_p = α/2^p"),
                 (math.isclose(q.beta, self.beta / 2**p), "β_p = β/2^p"),
@@ -177,8 +188,10 @@ class PERPParameters:
             out += [f"{tag} {name}" for ok, name in checks if not ok]
         if not self.overrides:
             first = self.phases[0]
-            if not self.initial_sample_size * self.alpha >= 4 * d * first.slice_size * (1 - 1e-12):
-                out.append("n ≥ 4d·m_1/α")
+            factor = parts(d) if self.preset == "sharp" else 1
+            if not (self.initial_sample_size * self.alpha
+                    >= factor * 4 * d * first.slice_size * (1 - 1e-12)):
+                out.append("n ≥ 4d·m_1/α (sharp: 2d·4d·m_1/α)")
         return out
 
 
@@ -233,6 +246,10 @@ def _solve_phase(key, p, length):
     sched = _schedule(delta, 1)
     alpha_p, beta_p = alpha / 2**p, beta / 2**p
     delta_p = float(sched.phase_budget(p)) / float(length)
+    if preset == "sharp":  # the global ε goes in; the copies' split is made there
+        probe = PhaseParameters(p, alpha_p, beta_p, delta_p, epsilon, delta_p, int(length), 0,
+                                0, 0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        return solve_sharp_phase(probe, over)
     eps0, delta0 = _instance_privacy(epsilon, delta_p, d, preset)
     steps = int(length) + 1  # ChallengeBT's T: one stopping query per step, plus slack
     slice_bound = math.log(4 * d / beta_p) / eps0
@@ -271,7 +288,8 @@ def _solve_phase(key, p, length):
             lo, hi = (lo, mid) if numbers(mid)[3] <= mid else (mid, hi)
         k = hi
     q, k_prime, gap, _ = numbers(k)
-    return replace(q, k_prime=k_prime, min_gap=gap, max_hard=k)
+    return replace(q, k_prime=k_prime, min_gap=gap, max_hard=k,
+                   upper_threshold=2.0 * q.threshold, stopper_epsilon=eps0)
 
 
 @functools.lru_cache(maxsize=256)
@@ -288,9 +306,11 @@ def _phase(key, first_phase_length, p):
 
 def _length_needed(key, p, next_phase):
     """R_p = max(4d·m_{p+1}/(γ·α_p), 8d·ln(2d/β_p)/(γ·α_p)) (Lemma B.7, Chernoff)."""
-    _, _, alpha, beta, gamma, d, _, _ = key
+    _, _, alpha, beta, gamma, d, preset, _ = key
     alpha_p, beta_p = alpha / 2**p, beta / 2**p
-    return max(4 * d * next_phase.slice_size, 8 * d * math.log(2 * d / beta_p)) / (gamma * alpha_p)
+    factor = parts(d) if preset == "sharp" else 1
+    return factor * max(4 * d * next_phase.slice_size,
+                        8 * d * math.log(2 * d / beta_p)) / (gamma * alpha_p)
 
 
 @functools.lru_cache(maxsize=256)
@@ -346,8 +366,12 @@ def perp_parameters(epsilon, delta, alpha, beta, gamma, n_features, *, preset="p
         Fraction of queries assumed to come from the distribution (robustness).
     n_features : int
         The dimension d.
-    preset : {"paper", "practical"}, default="paper"
-        Which constants (see below).
+    preset : {"paper", "practical", "sharp"}, default="paper"
+        Which constants (see below). ``"sharp"`` also changes the slicing (a
+        random partition into 2d parts), the Stopper (svt) and the thresholds
+        (margins, t_u = t_l + 4σ); its derivation and privacy lemma are in
+        ``skdp.prediction._perp_sharp`` (issue 16), and only the common parts
+        below (δ schedule, t_p = t_1·3^{p−1}, the fixed point on t_1) apply to it.
     n_phases : int, default=5
         Phases tabulated (any later phase: :meth:`PERPParameters.phase`).
     slice_size, max_hard, threshold, first_phase_length : optional
@@ -395,7 +419,9 @@ def perp_parameters(epsilon, delta, alpha, beta, gamma, n_features, *, preset="p
     with k' = k + 8/ε_0·ln(2/δ_0)·ln(T/δ_0) and T = t_p + 1 stopping queries
     (a hard cap: every step poses one stopping query per copy).
 
-    **Accounting.** Unlike the other private predictors, PERP's schedule has no
+    **Accounting.** (For ``"sharp"`` the partition removes the composition of
+    the 2d copies altogether: one record reaches one copy.) Unlike the other
+    private predictors, PERP's schedule has no
     ``accounting="tight"`` variant, because the numerical accountant
     (:func:`skdp.accounting.calibrate_plan`) cannot soundly improve it: the only
     composition is of 2d (ε_0, δ_0)-DP copies (``"practical"``) at a per-record
@@ -508,7 +534,8 @@ def _build(key, n_phases):
     t1 = _first_phase_length(key)
     phases = tuple(_phase(key, t1, p) for p in range(1, n_phases + 1))
     first = phases[0]
-    need = max(4 * d * first.slice_size, 8 * d * math.log(2 * d / beta)) / alpha
+    factor = parts(d) if preset == "sharp" else 1
+    need = factor * max(4 * d * first.slice_size, 8 * d * math.log(2 * d / beta)) / alpha
     return PERPParameters(
         epsilon=epsilon, delta=delta, alpha=alpha, beta=beta, gamma=gamma, n_features=d,
         preset=preset, first_phase_length=t1, initial_sample_size=math.ceil(need),

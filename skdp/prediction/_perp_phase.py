@@ -133,9 +133,18 @@ class RectanglesRun:
                                    random_state=self.rng)
 
     def _challenge_bt(self, q, seed):
+        if self.parameters.preset == "sharp":  # svt Stopper, t_u = t_l + 4σ
+            return _SteppedChallengeBT(q.threshold, q.upper_threshold, q.epsilon_instance,
+                                       q.delta_instance, q.max_hard, q.length + 1,
+                                       stopper="svt", stopper_epsilon=q.stopper_epsilon,
+                                       random_state=seed)
         return _SteppedChallengeBT(q.threshold, 2.0 * q.threshold, q.epsilon_instance,
                                    q.delta_instance, q.max_hard, q.length + 1,
                                    random_state=seed)
+
+    def _partition(self, n):
+        """Part (0 … 2d−1) of each of n positives: independent fair dice ("sharp" preset)."""
+        return self.rng.integers(2 * self.d, size=n)
 
     # -------------------------------------------------------------- phases
     def _new_copy(self, axis, side, coords, rng):
@@ -148,6 +157,31 @@ class RectanglesRun:
         self.step = 0
         self.stops_done = False
         self.positives = []
+        if self.parameters.preset == "sharp":
+            self.copies = self._partition_copies(positives)
+        else:
+            self.copies = self._rsc_copies(positives)
+        if self.verbose:
+            print(f"[PERP] phase {self.phase}: t_p = {self.q.length}, slices "
+                  f"{[c.values.size for c in self.copies]} from {positives.shape[0]} positives")
+
+    def _partition_copies(self, positives):
+        """Right_j / Left_j on the m largest / smallest j-th coordinates of their own part.
+
+        Part 2j serves Right_j, part 2j + 1 Left_j (see :mod:`._perp_sharp`): one
+        record reaches one copy, and changes its slice by at most one replacement.
+        """
+        part = self._partition(positives.shape[0])
+        m = self.q.slice_size
+        copies = []
+        for j in range(self.d):
+            right = np.sort(positives[part == 2 * j, j])[::-1][:m]
+            left = np.sort(positives[part == 2 * j + 1, j])[:m]
+            copies += [self._new_copy(j, LEFT, left, self.rng),
+                       self._new_copy(j, RIGHT, right, self.rng)]
+        return copies
+
+    def _rsc_copies(self, positives):
         rsc = self._rsc(positives, self.q)
         copies = []
         for j in range(self.d):
@@ -160,10 +194,7 @@ class RectanglesRun:
                                lambda s, rng, j=j: self._new_copy(j, LEFT, s[:, j], rng),
                                key=lambda rows, j=j: -rows[:, j])
             copies += [left, right]
-        self.copies = copies
-        if self.verbose:
-            print(f"[PERP] phase {self.phase}: t_p = {self.q.length}, slices "
-                  f"{[c.values.size for c in copies]} from {positives.shape[0]} positives")
+        return copies
 
     def _end_phase(self):
         data = (np.concatenate(self.positives) if self.positives

@@ -30,7 +30,7 @@ _PERP_CONSTRAINTS = {
     "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
     "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
     "gamma": [Interval(numbers.Real, 0, 1, closed="right")],
-    "preset": [StrOptions({"paper", "practical"})],
+    "preset": [StrOptions({"paper", "practical", "sharp"})],
     "slice_size": [Interval(numbers.Integral, 1, None, closed="left"), None],
     "max_hard": [Interval(numbers.Integral, 1, None, closed="left"), None],
     "threshold": [Interval(numbers.Real, 0, None, closed="neither"), None],
@@ -322,19 +322,24 @@ class RectanglesPERPClassifier(_PERPBase):
     gamma : float in (0, 1], default=0.5
         Fraction of queries assumed to come from the distribution; only the phase
         lengths t_p ∝ 1/γ depend on it.
-    preset : {"practical", "paper"}, default="practical"
+    preset : {"practical", "paper", "sharp"}, default="practical"
         ``"paper"``: the constants of Alg. 5 / Lemma B.7 (m_p ≥ 4Δ_p, k_p ≥ 2m_p,
         ε_0 = ε/ln(2/δ_p)); they demand astronomical samples (about 6·10¹² rows at
         ε = 1, δ* = 10⁻⁶, α = 0.1, β = 0.05, γ = 0.5, d = 2), and ``fit`` refuses
         when the need exceeds 10⁹ rows. ``"practical"``: the same mechanisms and
         privacy proof with the utility constants cut to what the noise actually
         needs and the per-copy ε_0 = ε/min(2d, ln(2/δ_p)) (about 7.5·10⁹ rows at
-        the same setting, 3·10⁵ at ε = 100). :func:`perp_parameters` documents
-        both; ``parameters_`` holds the schedule in use.
+        the same setting, 3·10⁵ at ε = 100). ``"sharp"``: slices cut from an
+        independent random partition of the positives into 2d parts (each copy
+        at (15/16)·ε, δ_0 = δ_p), ChallengeBT with the pure-DP svt Stopper, and
+        thresholds set by margins instead of union bounds (about 10⁸ rows at
+        ε = 1, 6·10⁶ at ε = 4, 1.6·10⁴ at ε = 100; its own privacy lemma is in
+        ``skdp.prediction._perp_sharp``). :func:`perp_parameters` documents
+        all three; ``parameters_`` holds the schedule in use.
     slice_size, max_hard : int, optional
         Explicit m (slice size) and k (Stopper threshold) for every phase.
     threshold : float, optional
-        Explicit Δ (t_l = Δ, t_u = 2Δ).
+        Explicit Δ (t_l = Δ, t_u = 2Δ; ``"sharp"``: t_l = Δ, t_u = Δ + 4σ).
     first_phase_length : int, optional
         Explicit t_1 (phase p has t_1·3^(p−1) queries). The overrides are for
         audits and fast experiments; utility guarantees then lapse, privacy not:
@@ -440,7 +445,8 @@ class DecisionStumpPERPClassifier(_PERPBase):
     σ = +1, the p̂ smallest if σ = −1); then the 1-D RectanglesPERP (the same
     :class:`RectanglesPERPClassifier` machinery) answers the queries' j-th
     coordinates with (ε_in, δ_in, α/2, β/2, γ): the paper's (ε/4, δ*/(1 + e^{ε/4}))
-    for ``preset="paper"``, (ε/2, δ*/2) for ``"practical"`` (see Privacy).
+    for ``preset="paper"``, (ε/2, δ*/2) for ``"practical"``, (ε/4, δ*/2) for
+    ``"sharp"`` (see Privacy).
 
     Parameters
     ----------
@@ -468,7 +474,10 @@ next_phase_sample_size_, n_reexecutions_, mechanism_started_
     replacement, (2·ε/4, (1 + e^{ε/4})·δ_in) with δ_in = δ*/(1 + e^{ε/4}).
     ``"practical"``: a replacement moves every slice by at most one replacement,
     so every count by at most 1, and the composition bound of the 2 copies covers
-    it directly: ε_in = ε/2, δ_in = δ*/2. Either way ε in total and δ(0) ≤ δ*/4.
+    it directly: ε_in = ε/2, δ_in = δ*/2. ``"sharp"``: the two rows of a
+    replacement may fall in both parts of the partition, so both copies pay
+    (ε_bt ≤ ε_in each): ε_in = ε/4, δ_in = δ*/2, and δ(0) = 2δ_1. Either way ε in
+    total and δ(0) ≤ δ*/4.
     The selected axis and direction are never released directly.
 
     References
@@ -493,6 +502,9 @@ next_phase_sample_size_, n_reexecutions_, mechanism_started_
 
     def _inner_privacy(self, epsilon, delta):
         """(ε, δ*) of the inner 1-D run and the group factor on δ(0) (see Privacy)."""
+        if self.preset == "sharp":
+            # A replacement may hit both parts of the partition: two copies pay.
+            return epsilon / 4.0, delta / 2.0, 2.0
         if self.preset == "practical":
             return epsilon / 2.0, delta / 2.0, 1.0
         if epsilon / 4.0 > 600.0:

@@ -1,0 +1,132 @@
+"""RectanglesPERP's ``"sharp"`` schedule: partitioned slices, svt Stopper, margin thresholds.
+
+Issue 16 asked where the 10⁹ labelled rows of the ``"practical"`` preset at
+ε = 1, d = 2 come from. Every copy's slice must hold m ≳ k points (a halted copy
+restarts on the ≈ k queries it called "medium", and m outside points must read
+"high"), while the BetweenThresholds noise is σ = (4/ε_0)·√(k'·ln(4/δ_0)) and the
+thresholds sit several σ apart — so k ≈ (A·4·√ln(4/δ_0)/ε_0)², quadratic in every
+factor. ``"practical"`` has A ≈ 93 (Δ ≥ σ·ln(8d·t_p/β_p) ≈ 31σ from a union bound
+over all 2d·t_p ≈ 10¹¹ answers, and m ≥ 3Δ), ε_0 = ε/(2d) and δ_0 = δ_p/(8d)
+≈ 4·10⁻¹⁹ (δ_p ≈ δ*/t_p is forced by Σ_i δ(i) ≤ δ* over t_p ≈ 3.5·10¹⁰ queries);
+k ≈ 9·10⁷ and n = 4d·m/α ≈ 7.5·10⁹. This module's schedule changes three things:
+
+1. **Slices from a random partition** (privacy). Every positive is assigned, by
+   independent fair dice, to one of 2d parts; Right_j / Left_j take the m
+   largest / smallest j-th coordinates of *their own* part. One record then sits
+   in one part and changes one slice by at most one replacement, so each copy
+   runs at ε_bt = (1 − s)·ε with δ_0 = δ_p — not ε/(2d), δ_p/(8d) — at the price
+   of a 2d times larger sample (each strip must hold m points *of its part*).
+2. **ChallengeBT with the svt Stopper** (privacy; :class:`~skdp.mechanisms.
+   ChallengeBT` ``stopper="svt"``): k' − k = ⌈(4/ε_s)·ln(2/δ_0)⌉ instead of
+   (8/ε_0)·ln(2/δ_0)·ln(T/δ_0), and only Thm 4.3's gap 4σ; ε_s = s·ε, s = 1/16.
+3. **Margins, not union bounds** (utility only): t_l = σ·ln(4t_p/k_p) — the
+   expected number of count-0 queries a copy wrongly calls "medium" over the
+   phase is ≤ t_p·½e^{−t_l/σ} = k_p/8 — t_u = t_l + 4σ, m_p = t_u + σ·ln(4t_p/k_p)
+   (the same for the count-m outside queries), k_p ≥ m_p + (4/ε_s)·ln(4(t_p+1)/β_p)
+   (a halted copy holds ≳ m_p mediums). An outside query is called "inside" only
+   if its noise is below −(m_p − t_l) ≤ −(4 + ln(4t_p/k_p))·σ: probability
+   ≤ e^{−12} at the sizes used, far below α_p.
+
+*Lemma (privacy of the sharp schedule).* Suppose every copy is a ChallengeBT
+with parameters (ε_bt, δ_0 = δ_p), svt Stopper with ε_s, ε_bt + ε_s ≤ ε, run on
+its slice as in Alg. 5, slices cut from an independent uniform partition as
+above. Then the initial sample is protected with (ε, δ_1) and the i-th query of
+phase p with (ε, δ_p) in the sense of Def. 3.8. *Proof.* Thm 4.6's case split
+applies unchanged (the slice rule only changes which records a copy sees): a
+record is touched by (i) the slicing of one phase or (ii) one Stopper and one
+re-executed ChallengeBT. (i) Couple the dice of all other records: adding or
+removing the record changes only its own part, and the m extremes of that part
+by at most one replacement; every count query of that copy moves by at most 1,
+the other 2d − 1 copies are identical. By the lemma in ChallengeBT
+(stopper="svt") the copy is (ε_bt, δ_0)-DP for such sensitivity-1 changes, and
+everything else (the other copies, the walk, the labels, the next phase) is
+post-processing of its transcript and of data-independent randomness: (ε_bt,
+δ_p) ≤ (ε, δ_p). (ii) The record's "medium" bit enters one Stopper, pure
+ε_s-DP (Stopper ``calibration="svt"``), and the record joins one re-executed
+copy, (ε_bt, δ_0)-DP; basic composition gives (ε_s + ε_bt, δ_p) ≤ (ε, δ_p). The
+per-record δ_p of the geometric schedule sum to ≤ δ*/2 over the whole unbounded
+stream, exactly as for the other presets. ∎ The audits
+``tests/privacy/test_perp_sharp_audit.py`` runs this preset end to end (fit and
+a stream; passes), and its broken twin — parts assigned by row *position*
+(data-dependent parts) with noiseless BetweenThresholds — fails it; the svt
+Stopper and ChallengeBT lemmas have their own audits and twins.
+"""
+
+import math
+from dataclasses import replace
+
+__all__ = ["STOPPER_SHARE", "parts", "sharp_checks", "solve_sharp_phase"]
+
+#: Fraction s of ε given to the svt Stopper (it only sets k' − k = (4/(sε))·ln(2/δ_0)).
+STOPPER_SHARE = 0.0625
+
+
+def parts(d):
+    """Number of parts of the slice partition: one per copy."""
+    return 2 * d
+
+
+def _margin(length, k):
+    """ln(4·t_p/k_p), at least 1: the per-side margin in units of σ."""
+    return max(math.log(4.0 * length / k), 1.0)
+
+
+def _stopper_tail(q):
+    """(4/ε_s)·ln(4(t_p+1)/β_p): |ρ| + max |ν| of the svt Stopper, w.p. ≥ 1 − β_p/4."""
+    return 4.0 / q.stopper_epsilon * math.log(4.0 * (q.length + 1) / q.beta)
+
+
+def solve_sharp_phase(probe, overrides):
+    """Fill in the copy parameters of one phase (``probe`` holds p, α_p, β_p, δ_p, t_p)."""
+    epsilon = probe.epsilon_instance  # the caller passes the global ε here
+    eps_bt, eps_s = (1.0 - STOPPER_SHARE) * epsilon, STOPPER_SHARE * epsilon
+    delta0 = probe.delta
+    ell = math.log(4.0 / delta0)
+    slack = math.ceil(4.0 / eps_s * math.log(2.0 / delta0))
+    k_min = math.ceil(4.0 * ell)
+    base = replace(probe, epsilon_instance=eps_bt, delta_instance=delta0, stopper_epsilon=eps_s,
+                   stopper_noise_scale=2.0 / eps_s, slice_noise_bound=0.0)
+
+    def numbers(k):
+        sigma = 4.0 / eps_bt * math.sqrt((k + slack) * ell)
+        # 16/ε_bt·√(k'·ln(4/δ_0)) = 4σ (Thm 4.3 for the inner BT), widened by 10⁻⁹ so
+        # that t_u − t_l survives the rounding of t_l + gap (ChallengeBT re-checks it).
+        gap = 16.0 / eps_bt * math.sqrt((k + slack) * ell) * (1 + 1e-9)
+        margin = sigma * _margin(base.length, k)
+        lower = float(overrides["threshold"]) if "threshold" in overrides else margin
+        m = overrides.get("slice_size") or math.ceil(lower + gap + margin)
+        k_need = overrides.get("max_hard") or math.ceil(max(k_min, m + _stopper_tail(base)))
+        return sigma, gap, lower, int(m), max(int(k_need), k_min)
+
+    k = max(int(overrides.get("max_hard", k_min)), k_min)
+    for _ in range(10_000):  # k ↦ k_need(k) is increasing and ∝ √k·log: monotone ascent
+        *_, k_need = numbers(k)
+        if k_need <= k or "max_hard" in overrides:
+            break
+        k = k_need
+    sigma, gap, lower, m, _ = numbers(k)
+    return replace(base, slice_size=m, max_hard=k, k_prime=k + slack, threshold=lower,
+                   upper_threshold=lower + gap, min_gap=gap, bt_noise_scale=sigma)
+
+
+def sharp_checks(q, nxt, d, gamma, with_utility):
+    """(ok, name) pairs of the sharp schedule's inequalities for phase ``q``."""
+    checks = [
+        (q.epsilon_instance + q.stopper_epsilon <= q.epsilon_instance / (1 - STOPPER_SHARE)
+         * (1 + 1e-12), "ε_bt + ε_s ≤ ε"),
+        (q.delta_instance <= q.delta * (1 + 1e-12), "δ_0 ≤ δ_p"),
+        (q.max_hard >= 4 * math.log(4 / q.delta_instance), "k_p ≥ 4·ln(4/δ_0)"),
+        (q.upper_threshold - q.threshold >= q.min_gap * (1 - 1e-12), "t_u − t_l ≥ 4σ"),
+    ]
+    if with_utility:
+        margin = q.bt_noise_scale * _margin(q.length, q.max_hard)
+        need = parts(d) * max(4 * d * nxt.slice_size, 8 * d * math.log(2 * d / q.beta))
+        checks += [
+            (q.threshold >= margin * (1 - 1e-12), "t_l ≥ σ·ln(4t_p/k_p)"),
+            (q.slice_size >= q.upper_threshold + margin - 1e-9, "m_p ≥ t_u + σ·ln(4t_p/k_p)"),
+            (q.max_hard >= q.slice_size + _stopper_tail(q) - 1e-9,
+             "k_p ≥ m_p + (4/ε_s)·ln(4(t_p+1)/β_p)"),
+            (q.length * gamma * q.alpha >= need * (1 - 1e-12),
+             "t_p ≥ 2d·max(4d·m_{p+1}, 8d·ln(2d/β_p))/(γ·α_p)"),
+        ]
+    return checks

@@ -1,0 +1,101 @@
+"""RectanglesPERP's ``preset="sharp"`` (issue 16): schedule, slicing, privacy split."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from skdp.exceptions import PrivacyWarning
+from skdp.mechanisms.between_thresholds import ChallengeBT
+from skdp.prediction import (
+    DecisionStumpPERPClassifier,
+    RectanglesPERPClassifier,
+    perp_parameters,
+)
+from skdp.prediction._perp_sharp import STOPPER_SHARE, parts
+
+ARGS = (1e-6, 0.1, 0.05)
+
+
+@pytest.mark.parametrize("eps", [1.0, 4.0, 16.0, 100.0])
+@pytest.mark.parametrize("d", [1, 2, 5])
+def test_schedule_is_valid_and_smaller_than_practical(eps, d):
+    sharp = perp_parameters(eps, *ARGS, 0.5, d, preset="sharp", n_phases=4)
+    practical = perp_parameters(eps, *ARGS, 0.5, d, preset="practical")
+    assert sharp.violations() == []
+    assert sharp.initial_sample_size < practical.initial_sample_size
+
+
+def test_first_phase_rows_at_issue_16_settings():
+    # ε = 4, d = 2 fits in 10⁷ rows; ε = 1, d = 2 is ~66× below practical but above 10⁷.
+    assert perp_parameters(4.0, *ARGS, 0.5, 2, preset="sharp").initial_sample_size <= 10**7
+    sharp = perp_parameters(1.0, *ARGS, 0.5, 2, preset="sharp").initial_sample_size
+    practical = perp_parameters(1.0, *ARGS, 0.5, 2, preset="practical").initial_sample_size
+    assert practical / sharp > 50
+
+
+def test_privacy_split_and_challenge_bt_accepts_every_phase():
+    eps = 2.0
+    params = perp_parameters(eps, *ARGS, 0.5, 2, preset="sharp", n_phases=3)
+    for q in params.phases:
+        assert q.epsilon_instance + q.stopper_epsilon <= eps * (1 + 1e-12)
+        assert math.isclose(q.stopper_epsilon, STOPPER_SHARE * eps)
+        assert q.delta_instance == q.delta  # one copy per record: no 8d split
+        assert q.threshold < q.upper_threshold < q.slice_size <= q.max_hard
+        cbt = ChallengeBT(q.threshold, q.upper_threshold, q.epsilon_instance,
+                          q.delta_instance, q.max_hard, q.length + 1, stopper="svt",
+                          stopper_epsilon=q.stopper_epsilon, random_state=0)
+        assert cbt.k_prime == q.k_prime
+
+
+def test_sample_and_phase_lengths_pay_the_partition_factor():
+    d = 2
+    params = perp_parameters(16.0, *ARGS, 0.5, d, preset="sharp")
+    m1 = params.phases[0].slice_size
+    assert params.initial_sample_size >= parts(d) * 4 * d * m1 / 0.1
+    q, nxt = params.phases[0], params.phases[1]
+    assert q.length * 0.5 * q.alpha >= parts(d) * 4 * d * nxt.slice_size * (1 - 1e-12)
+
+
+def test_overrides_cannot_go_below_challenge_bt_minimum():
+    params = perp_parameters(2.0, 0.05, 0.1, 0.05, 1.0, 1, preset="sharp", max_hard=1,
+                             threshold=1.0, slice_size=3, first_phase_length=50)
+    q = params.phases[0]
+    assert q.max_hard >= 4 * math.log(4 / q.delta_instance)
+    assert q.upper_threshold - q.threshold >= q.min_gap
+
+
+def test_slices_come_from_disjoint_parts():
+    rng = np.random.default_rng(0)
+    X = rng.random((4000, 1))
+    clf = RectanglesPERPClassifier(epsilon=50.0, delta=0.05, gamma=1.0, preset="sharp",
+                                   slice_size=50, max_hard=400, threshold=30.0,
+                                   first_phase_length=100, classes=[0, 1], random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        clf.fit(X, np.ones(4000, dtype=int))
+    clf.predict(rng.random((10, 1)))
+    left, right = clf._state.mechanism.copies
+    assert left.values.size == right.values.size == 50
+    assert np.intersect1d(left.values, right.values).size == 0
+    assert np.isin(left.values, X[:, 0]).all() and np.isin(right.values, X[:, 0]).all()
+
+
+def test_sharp_rectangles_answer_accurately():
+    rng = np.random.default_rng(1)
+    params = perp_parameters(100.0, *ARGS, 1.0, 2, preset="sharp")
+    X = rng.random((params.initial_sample_size, 2))
+    inside = np.all((X > 0.2) & (X < 0.8), axis=1).astype(int)
+    clf = RectanglesPERPClassifier(epsilon=100.0, gamma=1.0, preset="sharp", classes=[0, 1],
+                                   random_state=0).fit(X, inside)
+    Xq = rng.random((20_000, 2))
+    truth = np.all((Xq > 0.2) & (Xq < 0.8), axis=1)
+    assert np.mean(clf.predict(Xq) != truth) <= 0.1
+    assert clf.privacy_spent_.epsilon == 100.0
+
+
+def test_sharp_stumps_use_a_quarter_of_epsilon_inside():
+    clf = DecisionStumpPERPClassifier(epsilon=8.0, delta=1e-6, preset="sharp")
+    eps_in, delta_in, group = clf._inner_privacy(8.0, 1e-6)
+    assert (eps_in, delta_in, group) == (2.0, 5e-7, 2.0)

@@ -1,0 +1,107 @@
+"""Privacy audit of RectanglesPERP's ``preset="sharp"`` (partitioned slices, svt Stopper).
+
+Same harness as ``test_perp_audit.py`` (one fresh predictor per run, transcript =
+its 0/1 answers to a fixed stream, neighbouring initial samples differ in one row,
+claim = the initial sample's (ε, δ(0))); the ChallengeBT-with-svt-Stopper lemma the
+preset rests on has its own audit in ``test_between_thresholds_audit.py``.
+
+Design (d = 1): S has A = 5 positives at 0, an even number of positives at 1 and one
+negative. The Left copy takes the m smallest positives of *its part* (part 1 of the
+random partition): B ~ Bin(A, ½) zeros and m − B ones, so its count above the query
+0.5 is m − B, placed just above t_l. S' appends one positive at 0: B ~ Bin(A + 1, ½).
+Correct: the partition dice and the BetweenThresholds noise hide the shift.
+Broken twin: the partition by *position* (row i → part i mod 2, a natural bug that
+makes the parts data-dependent) and BetweenThresholds without noise — S' then
+always puts its extra zero in the Left part: count m − 2 ("medium", label 0) under S
+and m − 3 ("low", label 1) under S', deterministically.
+"""
+
+import math
+
+import numpy as np
+
+from skdp.audit import audit_mechanism
+from skdp.prediction import RectanglesPERPClassifier
+from skdp.prediction._perp_phase import RectanglesRun, _SteppedChallengeBT
+
+ALPHA = 1e-6
+EPS = 2.0
+N_QUERIES = 5
+FAST = dict(delta=0.05, gamma=1.0, slice_size=1, max_hard=400, threshold=1.0,
+            first_phase_length=20, preset="sharp")
+EVENTS = [lambda t: t[:, 0] == 1, lambda t: t.mean(axis=1) > 0.5]
+
+
+class _Audited(RectanglesPERPClassifier):
+    """The utility guard (rows needed) lowered; it plays no part in the privacy argument."""
+
+    def _rows_needed(self, params, n_features):
+        return 2
+
+
+class _NoiselessChallengeBT(_SteppedChallengeBT):
+    @property
+    def _bt_query_noise_scale(self):
+        return 0.0
+
+
+class _PositionPartitionRun(RectanglesRun):
+    def _partition(self, n):
+        return np.arange(n) % (2 * self.d)
+
+    def _challenge_bt(self, q, seed):
+        return _NoiselessChallengeBT(q.threshold, q.upper_threshold, q.epsilon_instance,
+                                     q.delta_instance, q.max_hard, q.length + 1,
+                                     stopper="svt", stopper_epsilon=q.stopper_epsilon,
+                                     random_state=seed)
+
+
+class PositionPartitionNoiseless(_Audited):
+    """Broken: parts by row position, BetweenThresholds without noise."""
+
+    _run_class = _PositionPartitionRun
+
+
+def _data():
+    probe = _Audited(epsilon=EPS, classes=[0, 1], **FAST)
+    probe.fit(np.array([[0.0], [1.0]] * 40), np.array([1, 0] * 40))
+    t_l = probe.parameters_.phases[0].min_gap + 0.5  # not an integer
+    m = math.floor(t_l) + 3  # counts m − 2 > t_l > m − 3
+    a, ones = 5, 2 * (2 * m + 100)  # 5 + ones positives: S' adds positive number 5 + ones (odd)
+    X0 = np.concatenate([np.zeros(a), np.ones(ones), [2.0]])[:, None]
+    y0 = np.append(np.ones(a + ones, dtype=int), 0)
+    X1, y1 = np.vstack([X0, [[0.0]]]), np.append(y0, 1)
+    return (X0, y0), (X1, y1), dict(epsilon=EPS, **{**FAST, "slice_size": m, "threshold": t_l})
+
+
+def _transcripts(cls, queries, **params):
+    def sample(data, n, rng):
+        out = np.empty((n, len(queries)), dtype=np.int8)
+        for i in range(n):
+            out[i] = cls(random_state=rng, classes=[0, 1], **params).fit(*data).predict(queries)
+        return out
+
+    return sample
+
+
+def _audit(cls, n_samples):
+    d0, d1, params = _data()
+    clf = _Audited(classes=[0, 1], **params).fit(*d0)
+    clf.predict(np.zeros((1, 1)))
+    assert clf.mechanism_started_
+    eps, delta0 = clf._initial_privacy()
+    queries = np.full((N_QUERIES, 1), 0.5)
+    result = audit_mechanism(_transcripts(cls, queries, **params), d0, d1, n_samples=n_samples,
+                             events=EVENTS, alpha=ALPHA, delta=delta0, random_state=11)
+    return result, eps
+
+
+def test_sharp_rectangles_pass_the_audit():
+    result, eps = _audit(_Audited, 300)
+    assert result.epsilon_lower_bound <= eps, str(result)  # measured −0.51
+
+
+def test_audit_catches_position_partition_without_noise():
+    # Deterministic: 300/300 vs 0/300, measured ε ≥ 2.91 > 2.
+    result, eps = _audit(PositionPartitionNoiseless, 300)
+    assert result.epsilon_lower_bound > eps, str(result)
