@@ -3,6 +3,7 @@
 import numpy as np
 
 from ._base import HypothesisClass, _check_blocks, _forced, _pad, _weights, _with_forced
+from ._constrained import constrained_logistic_blocks
 
 __all__ = ["Halfspaces", "Rectangles"]
 
@@ -139,8 +140,11 @@ class Halfspaces(HypothesisClass):
     For separable data the minimiser's direction approaches the maximum-margin
     halfspace, the centre of the largest ball in the version cone — a deep point.
 
-    * Forced labels (``G_oblivious``) enter as rows weighted above the block's
-      total weight, so they dominate the loss; agreement is not guaranteed.
+    * Forced labels (``G_oblivious``) are hard constraints: each block's fit is
+      the minimiser of the same loss over the halfspaces that agree with every
+      forced label (batched log-barrier Newton; a label that would leave no such
+      halfspace is dropped, as Yan's Claim 4 allows — see
+      ``skdp.hypotheses._constrained``).
     * ``through=P`` (``G_halfspace``) restricts θ to the subspace
       {θ : ⟨θ, (p, 1)⟩ = 0 for p in P} — hyperplanes through the hard queries —
       by fitting in an orthonormal basis of that subspace. Yan (Alg. 4) asks for
@@ -190,8 +194,13 @@ class Halfspaces(HypothesisClass):
         X = self.check_X(X)
         y, blocks = _check_blocks(X, y, blocks, n_blocks)
         w = _weights(y, sample_weight)
-        Xa, ya, wa, ba = _with_forced(X, y, w, blocks, n_blocks, forced_X, forced_y)
-        Xp, yp, wp = _pad(Xa, ya, wa, ba, n_blocks)
+        fx, fy = _forced(forced_X, forced_y, self.n_features)
+        Xp, yp, wp = _pad(X, y, w, blocks, n_blocks)
+        if fx.shape[0]:
+            if through is not None and len(through):
+                raise ValueError("Halfspaces takes forced labels or through=, not both.")
+            return constrained_logistic_blocks(self._lift(Xp), (yp > 0).astype(float), wp,
+                                               1.0 / self.C, self._lift(fx), fy.astype(float))
         B = self.basis(through)
         if B.shape[1] == 0:
             return np.zeros((n_blocks, self.n_features + 1))

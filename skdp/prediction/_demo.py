@@ -8,21 +8,23 @@ __all__ = ["demo_row", "perp_demo_row"]
 def demo_row(rng, budget):
     """Answer 2 000 queries privately with Yan's predictor, spending from ``budget``.
 
-    The predictor's total is ε = 0.5 (cap 8 hard queries); only the instances it
-    actually starts are charged to ``budget``. Runs in about a second.
+    The predictor's total is ε = 0.5 (cap 8 hard queries); its first answer charges
+    ``budget`` the whole planned cost. Runs in about a second.
     """
     from ..hypotheses import Thresholds
     from ._base import QueryBudgetExhaustedError
-    from .shrinkage import PrivatePredictor, shrinkage_parameters
+    from ._shrinkage_parameters import design
+    from .shrinkage import PrivatePredictor
 
     eps, delta, cap, threshold = 0.5, 1e-7, 8, 0.37
-    k = shrinkage_parameters(eps, delta, cap)["min_teachers"]
+    k = design(eps, delta, cap, "tight", "auto", 2000)["min_teachers"]
     X = rng.random((10 * k, 1))  # ten labelled rows per teacher
     y = (X[:, 0] >= threshold).astype(int)
     Xq = rng.random((2000, 1))
     truth = Xq[:, 0] >= threshold
     clf = PrivatePredictor(Thresholds(), epsilon=eps, delta=delta, max_hard_queries=cap,
-                           classes=[0, 1], budget=budget, random_state=rng).fit(X, y)
+                           planned_queries=2000, classes=[0, 1], budget=budget,
+                           random_state=rng).fit(X, y)
     try:
         answers, note = clf.predict(Xq), ""
     except QueryBudgetExhaustedError as exc:

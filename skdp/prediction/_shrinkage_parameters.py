@@ -1,9 +1,17 @@
 """The parameter solver of Yan's predictor: BetweenThresholds' (ε_bt, δ_bt) and the teachers.
 
-:func:`shrinkage_parameters` splits the transcript's (ε, δ) over the cap of
-BetweenThresholds instances — by the numerical accountant (``"tight"``) or by the
-earlier closed form (``"paper"``) — and finds the fewest teachers the BSU gap
-condition then allows.
+:func:`shrinkage_parameters` sizes the BetweenThresholds run of a predictor for a cap
+of hard queries, in one of two calibrations:
+
+* ``"bsu"`` (Yan, Alg. 2): one BSU instance per hard query, the transcript's (ε, δ)
+  split over the cap of instances — by the numerical accountant (``"tight"``) or by
+  the earlier closed form (``"paper"``);
+* ``"stemmer"``: one instance of Stemmer's calibration (2024, Thm 4.3) with cutoff
+  c = max(cap, ⌈4·ln(2/δ)⌉) carries the whole (ε, δ); its gap grows like √c instead
+  of the BSU composition's ≈ cap·ln(1/δ_bt).
+
+Either way it returns the fewest teachers the gap condition allows for the
+thresholds, and ``"auto"`` takes the calibration needing fewer.
 """
 
 import functools
@@ -21,6 +29,7 @@ __all__ = ["shrinkage_parameters"]
 T_LOWER, T_UPPER = 3.0 / 8.0, 5.0 / 8.0
 _BSU_MAX_EPSILON = 0.999  # BetweenThresholds' BSU calibration needs ε < 1
 ACCOUNTING = ("tight", "paper")
+CALIBRATIONS = ("auto", "bsu", "stemmer")
 #: Shares f of δ given to the cap instances (δ_bt = f·δ/cap) that "tight" tries. 1/2 is
 #: the paper's split and every candidate ε_bt is at least the exact optimal
 #: composition's, so "tight" never needs more teachers than "paper". The best f is near
@@ -28,14 +37,21 @@ ACCOUNTING = ("tight", "paper")
 _DELTA_FRACTIONS = (0.3, 0.4, 0.5, 0.6, 0.75, 0.9, 0.99)
 
 
-def _min_teachers(eps_bt, delta_bt):
-    """Fewest teachers k with t_u − t_l ≥ BetweenThresholds' BSU minimum gap at Δ = 1/k."""
-    probe = BetweenThresholds(0.0, 1e12, eps_bt, delta_bt, sensitivity=1.0, random_state=0)
-    k = max(1, math.ceil(probe.min_gap / (T_UPPER - T_LOWER)))
+def stemmer_cutoff(delta, cap):
+    """Cutoff of the one Stemmer instance: the cap, raised to Thm 4.3's 4·ln(2/δ)."""
+    return max(int(cap), math.ceil(4.0 * math.log(2.0 / delta)))
+
+
+def _min_teachers(eps_bt, delta_bt, thresholds=(T_LOWER, T_UPPER), **calibration):
+    """Fewest teachers k with t_u − t_l ≥ BetweenThresholds' minimum gap at Δ = 1/k."""
+    lower, upper = thresholds
+    probe = BetweenThresholds(0.0, 1e12, eps_bt, delta_bt, sensitivity=1.0, random_state=0,
+                              **calibration)
+    k = max(1, math.ceil(probe.min_gap / (upper - lower)))
     while True:  # guard against rounding at the boundary: let the mechanism decide
         try:
-            BetweenThresholds(T_LOWER, T_UPPER, eps_bt, delta_bt, sensitivity=1.0 / k,
-                              random_state=0)
+            BetweenThresholds(lower, upper, eps_bt, delta_bt, sensitivity=1.0 / k,
+                              random_state=0, **calibration)
             return k
         except PrivacyParameterError:
             k += 1
@@ -49,13 +65,18 @@ def _tight_epsilon_bt(epsilon, delta, cap, delta_bt):
     return calibrate_plan(plan, epsilon, delta).epsilons[0]
 
 
-def shrinkage_parameters(epsilon, delta, max_hard_queries, accounting="tight"):
-    """Per-instance BetweenThresholds parameters for a cap of ``max_hard_queries``.
+def shrinkage_parameters(epsilon, delta, max_hard_queries, accounting="tight",
+                         calibration="bsu", thresholds=(T_LOWER, T_UPPER)):
+    """BetweenThresholds parameters for a cap of ``max_hard_queries`` hard queries.
 
-    Returns a dict with ``epsilon_bt``, ``delta_bt`` (each instance is
-    (ε_bt, δ_bt)-DP), ``min_teachers`` (the fewest teachers the BSU gap condition
-    allows with t_u − t_l = 1/4) and ``cumulative_epsilon`` (the total ε at total δ
-    of the first 1, 2, …, cap instances, by the same accounting).
+    Returns a dict with ``calibration`` (``"bsu"`` or ``"stemmer"``), ``epsilon_bt``,
+    ``delta_bt`` (each instance is (ε_bt, δ_bt)-DP), ``max_hard`` (cutoff of one
+    instance: 1 for BSU, c = max(cap, ⌈4·ln(2/δ)⌉) for Stemmer), ``min_teachers``
+    (the fewest teachers the gap condition allows between ``thresholds``),
+    ``cumulative_epsilon`` (the total ε at total δ of the first 1, 2, …, cap BSU
+    instances by the same accounting; for Stemmer the one instance's ε) and
+    ``planned_epsilon`` (the ε of the whole planned run — what a predictor reserves
+    at its first answer).
 
     Parameters
     ----------
@@ -72,14 +93,22 @@ def shrinkage_parameters(epsilon, delta, max_hard_queries, accounting="tight"):
         the share of δ given to the instances (δ_bt = f·δ/cap, the rest being the
         composition's slack) is chosen among a fixed grid of f to minimise the
         teacher count, which depends on ε_bt and ln(1/δ_bt) through the gap
-        condition. Both cap ε_bt below 1, as BSU needs.
+        condition. Both cap ε_bt below 1, as BSU needs. Ignored for Stemmer (one
+        instance, no composition).
+    calibration : {"bsu", "stemmer", "auto"}, default="bsu"
+        ``"stemmer"``: one instance with (ε_bt, δ_bt) = (ε, δ) and cutoff c;
+        ``"auto"``: whichever of the two needs fewer teachers (ties: BSU).
+    thresholds : (float, float), default=(3/8, 5/8)
+        (t_l, t_u) on the vote fraction; the teacher count scales as 1/(t_u − t_l).
 
     Privacy
     -------
-    Each BetweenThresholds instance is (ε_bt, δ_bt)-DP (Yan, Lemma 1); the
-    accountant (or, for ``"paper"``, the exact optimal composition) certifies that
-    ``cap`` of them compose to (ε, δ), and ``cumulative_epsilon[i-1]`` is its
-    bound for the first i. The choice of f depends only on (ε, δ, cap).
+    Each BSU instance is (ε_bt, δ_bt)-DP (Yan, Lemma 1); the accountant (or, for
+    ``"paper"``, the exact optimal composition) certifies that ``cap`` of them
+    compose to (ε, δ), and ``cumulative_epsilon[i-1]`` is its bound for the first i.
+    A Stemmer instance with cutoff c ≥ 4·ln(2/δ) and gap ≥ 16Δ/ε·√(c·ln(2/δ)) is
+    (ε, δ)-DP (Stemmer 2024, Thm 4.3). Every choice here depends only on
+    (ε, δ, cap, thresholds), never on data.
 
     Examples
     --------
@@ -92,13 +121,90 @@ def shrinkage_parameters(epsilon, delta, max_hard_queries, accounting="tight"):
     """
     if accounting not in ACCOUNTING:
         raise ValueError(f"accounting must be one of {ACCOUNTING}, got {accounting!r}.")
-    params = _shrinkage_parameters(float(epsilon), float(delta), int(max_hard_queries),
-                                   accounting)
-    return {**params, "cumulative_epsilon": params["cumulative_epsilon"].copy()}
+    if calibration not in CALIBRATIONS:
+        raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {calibration!r}.")
+    lower, upper = (float(t) for t in thresholds)
+    if not 0.0 <= lower < upper <= 1.0:
+        raise ValueError(f"thresholds must satisfy 0 ≤ t_l < t_u ≤ 1, got {thresholds!r}.")
+    args = (float(epsilon), float(delta), int(max_hard_queries))
+    options = []
+    if calibration in ("auto", "bsu"):
+        options.append(_shrinkage_parameters(*args, accounting, (lower, upper)))
+    if calibration in ("auto", "stemmer"):
+        options.append(_stemmer_parameters(*args, (lower, upper)))
+    params = min(options, key=lambda p: p["min_teachers"])
+    return {**params, "cumulative_epsilon": params["cumulative_epsilon"].copy(),
+            "thresholds": (lower, upper)}
+
+
+#: Probability that a stream of ``planned_queries`` queries meets any ⊤ on a unanimous
+#: vote. Such a ⊤ is harmful: its random label is wrong half the time, and then every
+#: teacher must agree with a wrong label far from the boundary.
+FALSE_HARD_PROBABILITY = 0.05
+
+
+def false_hard_teachers(params, thresholds, planned_queries):
+    """Fewest teachers for which a unanimous vote (q ∈ {0, 1}) is answered ⊤ with
+    probability ≤ β/``planned_queries``, β = ``FALSE_HARD_PROBABILITY`` (a union
+    bound over the stream).
+
+    Stemmer: ⊤ on q = 1 needs ν < −(1 − t_u), ν ~ Lap(b₁/k), probability
+    ½·exp(−(1 − t_u)·k/b₁). BSU: it needs ν + μ ≤ −(1 − t_u); bounding each of ν
+    (scale 6/(ε_bt·k)) and −μ (scale 2/(ε_bt·k)) below half that distance gives at
+    most exp(−(1 − t_u)·ε_bt·k/12). Symmetric for q = 0 with t_l.
+    """
+    a = min(thresholds[0], 1.0 - thresholds[1])
+    if a <= 0:
+        return math.inf
+    per_query = FALSE_HARD_PROBABILITY / planned_queries
+    if params["calibration"] == "stemmer":
+        b1 = 4.0 / params["epsilon_bt"] * math.sqrt(params["max_hard"]
+                                                    * math.log(2.0 / params["delta_bt"]))
+        return math.ceil(b1 * math.log(0.5 / per_query) / a)
+    return math.ceil(12.0 * math.log(1.0 / per_query) / (a * params["epsilon_bt"]))
+
+
+#: Half-widths g of the symmetric bands (½ − g, ½ + g) that ``thresholds="auto"`` tries.
+_HALF_WIDTHS = (1 / 32, 3 / 64, 1 / 16, 5 / 64, 3 / 32, 1 / 8, 5 / 32, 3 / 16, 1 / 4)
+
+
+def design(epsilon, delta, max_hard_queries, accounting, calibration, planned_queries):
+    """``thresholds="auto"``: the band and calibration needing the fewest teachers,
+    counting both the privacy gap and :func:`false_hard_teachers` (public inputs only).
+
+    Returns :func:`shrinkage_parameters`' dict, with ``min_teachers`` the larger of the
+    two requirements and ``thresholds`` the band chosen.
+    """
+    best = None
+    for g in _HALF_WIDTHS:
+        band = (0.5 - g, 0.5 + g)
+        for cal in ("bsu", "stemmer") if calibration == "auto" else (calibration,):
+            p = shrinkage_parameters(epsilon, delta, max_hard_queries, accounting, cal, band)
+            p["min_teachers"] = max(p["min_teachers"],
+                                    false_hard_teachers(p, band, planned_queries))
+            if best is None or p["min_teachers"] < best["min_teachers"]:
+                best = p
+    return best
 
 
 @functools.lru_cache(maxsize=64)
-def _shrinkage_parameters(epsilon, delta, max_hard_queries, accounting="tight"):
+def _stemmer_parameters(epsilon, delta, max_hard_queries, thresholds):
+    cutoff = stemmer_cutoff(delta, max_hard_queries)
+    k = _min_teachers(epsilon, delta, thresholds, calibration="stemmer", max_hard=cutoff)
+    return {
+        "calibration": "stemmer",
+        "epsilon_bt": epsilon,
+        "delta_bt": delta,
+        "max_hard": cutoff,
+        "min_teachers": k,
+        "cumulative_epsilon": np.array([epsilon]),
+        "planned_epsilon": epsilon,
+    }
+
+
+@functools.lru_cache(maxsize=64)
+def _shrinkage_parameters(epsilon, delta, max_hard_queries, accounting="tight",
+                          thresholds=(T_LOWER, T_UPPER)):
     cap = int(max_hard_queries)
     if accounting == "paper":
         delta_bt = delta / (2.0 * cap)
@@ -111,15 +217,18 @@ def _shrinkage_parameters(epsilon, delta, max_hard_queries, accounting="tight"):
         for fraction in _DELTA_FRACTIONS:
             d_bt = fraction * delta / cap
             e_bt = min(_tight_epsilon_bt(epsilon, delta, cap, d_bt), _BSU_MAX_EPSILON)
-            candidate = (_min_teachers(e_bt, d_bt), -e_bt, d_bt)
+            candidate = (_min_teachers(e_bt, d_bt, thresholds), -e_bt, d_bt)
             best = candidate if best is None or candidate < best else best
         eps_bt, delta_bt = -best[1], best[2]
         cumulative = np.array([account([(ApproxDP(eps_bt, delta_bt), i)]).epsilon(delta)
                                for i in range(1, cap + 1)])
     cumulative = np.minimum(np.maximum.accumulate(cumulative), epsilon)
     return {
+        "calibration": "bsu",
         "epsilon_bt": eps_bt,
         "delta_bt": delta_bt,
-        "min_teachers": _min_teachers(eps_bt, delta_bt),
+        "max_hard": 1,
+        "min_teachers": _min_teachers(eps_bt, delta_bt, thresholds),
         "cumulative_epsilon": cumulative,
+        "planned_epsilon": float(cumulative[-1]),
     }

@@ -7,18 +7,25 @@ and ``vote(X)`` (fraction of teachers voting +1):
   (vectorised over all blocks);
 * :class:`_EstimatorTeachers` wraps any scikit-learn classifier, one clone per
   block, forced labels appended as rows (weighted above the block when the
-  estimator's ``fit`` takes ``sample_weight``). Linear teachers are stacked into
-  one matrix for voting.
+  estimator's ``fit`` takes ``sample_weight``), fitted in ``n_jobs`` processes.
+  Blocks (plus forced rows) holding one class are constants, never fitted. Linear
+  teachers are stacked into one matrix for voting.
+
+:func:`make_teachers` picks the backend; a binary L2 ``LogisticRegression`` goes to
+:class:`~skdp.hypotheses.Halfspaces` with the same C (one batched Newton solve for
+all blocks, forced labels as hard constraints).
 """
 
 import numbers
 
 import numpy as np
+from joblib import Parallel, delayed
 from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import has_fit_parameter
 
-from ..hypotheses import HypothesisClass
+from ..hypotheses import Halfspaces, HypothesisClass
 
 __all__ = []
 
@@ -46,6 +53,28 @@ class _Blocks:
         self.y = np.concatenate([self.y, y])
         self.blocks = np.concatenate([self.blocks, blocks_local + self.n_blocks])
         self.n_blocks += int(n_new)
+
+
+def _as_hypothesis_class(estimator, n_features):
+    """``Halfspaces(d, C)`` for an estimator whose per-block fit is that class's
+    batched logistic ERM (plain binary L2 LogisticRegression), else None."""
+    if type(estimator) is not LogisticRegression:
+        return None
+    params = estimator.get_params()
+    if params["penalty"] not in ("l2", "deprecated") or params.get("l1_ratio") not in (None, 0):
+        return None
+    if not params["fit_intercept"] or params["class_weight"] is not None:
+        return None
+    return Halfspaces(n_features, C=float(params["C"]))
+
+
+def make_teachers(hypotheses, estimator, data, n_jobs=None):
+    """The teachers backend for a hypothesis class or an sklearn estimator."""
+    if hypotheses is None:
+        hypotheses = _as_hypothesis_class(estimator, data.X.shape[1])
+        if hypotheses is None:
+            return _EstimatorTeachers(estimator, data, n_jobs)
+    return _ClassTeachers(hypotheses, data)
 
 
 def _partition(n, k, rng):
@@ -103,30 +132,31 @@ class _Constant:
         return np.full(X.shape[0], self.label, dtype=np.int8)
 
 
+def _training_set(X, y, forced_X, forced_y):
+    """Block rows plus forced rows (weighted above the whole block)."""
+    w = np.ones(y.size)
+    if forced_X is not None and len(forced_X):
+        w = np.concatenate([w, np.full(len(forced_y), float(y.size + 1))])
+        X = np.concatenate([X, forced_X])
+        y = np.concatenate([y, forced_y])
+    return X, y, w
+
+
+def _fit_clone(estimator, weighted, X, y, w):
+    model = clone(estimator)
+    if weighted:
+        return model.fit(X, y, sample_weight=w)
+    return model.fit(X, y)
+
+
 class _EstimatorTeachers:
-    def __init__(self, estimator, data):
+    def __init__(self, estimator, data, n_jobs=None):
         self.estimator = estimator
         self.data = data
         self.models = []
+        self.n_jobs = n_jobs
         self._weighted = has_fit_parameter(estimator, "sample_weight")
         self._stack = None
-
-    def _fit_one(self, rows, forced_X, forced_y):
-        d = self.data
-        X, y = d.X[rows], d.y[rows]
-        w = np.ones(y.size)
-        if forced_X is not None and len(forced_X):
-            X = np.concatenate([X, forced_X])
-            y = np.concatenate([y, forced_y])
-            w = np.concatenate([w, np.full(len(forced_y), float(rows.size + 1))])
-        if np.unique(y).size < 2:
-            return _Constant(y[0] if y.size else 1)
-        model = clone(self.estimator)
-        if self._weighted:
-            model.fit(X, y, sample_weight=w)
-        else:
-            model.fit(X, y)
-        return model
 
     def fit(self, forced_X, forced_y, through=None, only=None):
         if through is not None and len(through):
@@ -137,8 +167,19 @@ class _EstimatorTeachers:
         todo = range(d.n_blocks) if only is None else np.asarray(only, dtype=np.intp)
         while len(self.models) < d.n_blocks:
             self.models.append(None)
+        jobs = []
         for b in todo:
-            self.models[b] = self._fit_one(order[bounds[b] : bounds[b + 1]], forced_X, forced_y)
+            rows = order[bounds[b] : bounds[b + 1]]
+            X, y, w = _training_set(d.X[rows], d.y[rows], forced_X, forced_y)
+            if y.size == 0 or np.all(y == y[0]):  # one class: a constant, no fit
+                self.models[b] = _Constant(y[0] if y.size else 1)
+            else:
+                jobs.append((b, X, y, w))
+        fitted = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_clone)(self.estimator, self._weighted, X, y, w) for _, X, y, w in jobs
+        )
+        for (b, *_), model in zip(jobs, fitted, strict=True):
+            self.models[b] = model
         self._stack = self._linear_stack()
 
     def _linear_stack(self):
@@ -170,6 +211,9 @@ class _EstimatorTeachers:
         return W, c, lo, hi
 
     def predict_one(self, x):
+        if self._stack is not None:
+            W, c, lo, hi = self._stack
+            return np.where(W @ x + c > 0, hi, lo).astype(np.int8)
         return np.array([int(m.predict(x[None, :])[0]) for m in self.models], dtype=np.int8)
 
     def vote(self, X):

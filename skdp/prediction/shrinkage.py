@@ -7,48 +7,56 @@ import warnings
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
-from ..exceptions import BudgetExhaustedError, PrivacyParameterError, PrivacyWarning
+from ..exceptions import PrivacyParameterError, PrivacyWarning
 from ..hypotheses import Halfspaces
-from ..mechanisms.between_thresholds import BetweenThresholds
-from ._base import QueryBudgetedPredictor, QueryBudgetExhaustedError, _StreamState
-from ._shrinkage_parameters import ACCOUNTING, T_LOWER, T_UPPER, shrinkage_parameters
+from ._base import QueryBudgetedPredictor, _StreamState
+from ._shrinkage_answering import _ShrinkageAnswering
+from ._shrinkage_parameters import (
+    ACCOUNTING,
+    CALIBRATIONS,
+    design,
+    shrinkage_parameters,
+    stemmer_cutoff,
+)
 from ._teachers import (
     TEACHER_PARAMETER_CONSTRAINTS,
     _Blocks,
-    _ClassTeachers,
-    _EstimatorTeachers,
     _partition,
+    make_teachers,
 )
 
 __all__ = ["PrivatePredictor", "shrinkage_parameters"]
 
-_CHUNK_MIN, _CHUNK_MAX = 256, 16384
 
-
-class PrivatePredictor(QueryBudgetedPredictor):
+class PrivatePredictor(_ShrinkageAnswering, QueryBudgetedPredictor):
     """Yan's private predictor: noisy teacher votes that pay only for hard queries.
 
     ``fit(X, y)`` splits the labelled sample into ``k`` disjoint random blocks and
     trains one teacher per block. ``predict(X)`` answers the rows of ``X`` in order
     (Yan, Alg. 2 GenericPredictor): the vote q = (1 + mean_i f_i(x))/2 goes to
-    BetweenThresholds (BSU calibration, t_l = 3/8, t_u = 5/8, sensitivity 1/k);
-    L → ``classes_[0]``, R → ``classes_[1]``; a ⊤ ("hard query") gets a uniformly
-    random label, every teacher is updated with it, and a fresh BetweenThresholds
-    instance (fresh noise) answers the next query.
+    BetweenThresholds (thresholds t_l < t_u, sensitivity 1/k); L → ``classes_[0]``,
+    R → ``classes_[1]``; a ⊤ ("hard query") gets a uniformly random label and every
+    teacher is updated with it. With the BSU calibration (Yan's) a fresh instance
+    (fresh noise) answers after each ⊤; with Stemmer's one instance answers up to
+    the cap of ⊤.
 
     * ``mode="oblivious"`` (Alg. 3 G_oblivious): each teacher is the ERM on its
-      block among hypotheses agreeing with every hard query's label. Only teachers
-      that disagree with the new label are retrained (the others are still ERMs).
+      block among hypotheses agreeing with every hard query's label (hard
+      constraints for the built-in classes; see each class for how its ERM is
+      exact). Only teachers that disagree with the new label are retrained (the
+      others are still constrained ERMs).
     * ``mode="halfspace"`` (Alg. 4 G_halfspace, needs
       :class:`~skdp.hypotheses.Halfspaces`): teachers are restricted to
       halfspaces whose boundary passes through every hard query, and each picks a
       deep point of that restricted space (approximation: see ``Halfspaces``).
     * ``estimator=`` any scikit-learn classifier: teachers are its clones, refit on
       block + forced labels (weighted above the block if ``fit`` takes
-      ``sample_weight``). Privacy is unchanged: it depends only on the disjoint
-      blocks and the BetweenThresholds composition.
+      ``sample_weight``; fitted with ``n_jobs`` processes). A binary L2
+      ``LogisticRegression`` is run as ``Halfspaces(d, C=estimator.C)`` (the same
+      regularised logistic loss, the intercept penalised too) by the batched
+      solver, with the forced labels as hard constraints. Privacy is unchanged: it
+      depends only on the disjoint blocks and BetweenThresholds.
 
     Parameters
     ----------
@@ -62,19 +70,45 @@ class PrivatePredictor(QueryBudgetedPredictor):
     delta : float, default=1e-6
         Total δ.
     n_teachers : int or "auto", default="auto"
-        Number k of blocks. ``"auto"``: the fewest the BSU gap condition allows at
-        this ε, δ and cap (so blocks are as large as possible). An explicit k below
-        that minimum is refused with ``PrivacyParameterError``.
-    max_hard_queries : int, default=16
-        The cap v on hard queries (= BetweenThresholds instances) over the whole
-        life of the fitted predictor and its copies. Privacy is the v-fold
-        composition, so the cap is what makes the guarantee hold for every stream.
+        Number k of blocks. ``"auto"``: the fewest the gap condition allows at this
+        ε, δ, cap and thresholds (so blocks are as large as possible). An explicit k
+        below that minimum is refused with ``PrivacyParameterError``.
+    max_hard_queries : int or "auto", default="auto"
+        The cap v on hard queries over the whole life of the fitted predictor and
+        its copies; the guarantee is computed for v, so it holds for every stream.
+        ``"auto"``: d + 1 in ``mode="halfspace"`` (after d affinely independent hard
+        queries every teacher's boundary is the same hyperplane, after d + 1 the
+        space is a point), else ⌈4·ln(2/δ)⌉ — the cutoff Stemmer's calibration
+        needs anyway, so a lower cap would buy no teachers.
     mode : {"oblivious", "halfspace"}, default="oblivious"
+    calibration : {"auto", "bsu", "stemmer"}, default="auto"
+        BetweenThresholds' analysis: ``"bsu"`` (Yan's: one instance per hard
+        query, composed over the cap), ``"stemmer"`` (one instance with cutoff
+        max(v, ⌈4·ln(2/δ)⌉), Stemmer 2024 Thm 4.3), ``"auto"`` the one needing
+        fewer teachers (:func:`shrinkage_parameters`). At ε = 1, δ = 10⁻⁶,
+        T = 2·10⁴ and ``thresholds="auto"``: BSU 476 teachers for v = 1, 1 427 for
+        v = 3; Stemmer 2 654 for every v ≤ 59 (BSU: 8 703 for v = 16).
+    thresholds : (float, float) or "auto", default="auto"
+        (t_l, t_u) on the vote fraction (public); Yan's are (3/8, 5/8). The privacy
+        gap makes the teacher count scale as 1/(t_u − t_l), while the noise (a
+        fixed fraction of the gap) must leave unanimous votes (q ∈ {0, 1}) outside
+        the band. ``"auto"``: the symmetric band and calibration with the fewest
+        teachers such that a unanimous vote is ⊤ with probability at most
+        1/``planned_queries`` (:func:`~skdp.prediction._shrinkage_parameters.design`).
+    planned_queries : int, default=10_000
+        The stream length T the band is designed for (public; more queries are
+        still answered, with more ⊤ from noise).
+    small_sample : {"majority", "raise"}, default="majority"
+        What ``fit`` does with fewer rows than teachers: warn and answer one
+        privately estimated majority label (see Notes), or raise ``ValueError``.
+    n_jobs : int, default=None
+        Processes for fitting ``estimator`` teachers (joblib); ignored otherwise.
     accounting : {"tight", "paper"}, default="tight"
-        How ε, δ are split over the ``max_hard_queries`` instances
-        (:func:`shrinkage_parameters`): ``"tight"`` through the numerical
-        accountant (:func:`skdp.accounting.calibrate_plan`, δ share chosen to need
-        the fewest teachers), ``"paper"`` the earlier closed form (δ_bt = δ/(2·cap),
+        How ε, δ are split over the ``max_hard_queries`` BSU instances
+        (:func:`shrinkage_parameters`; not used by Stemmer's single instance):
+        ``"tight"`` through the numerical accountant
+        (:func:`skdp.accounting.calibrate_plan`, δ share chosen to need the fewest
+        teachers), ``"paper"`` the earlier closed form (δ_bt = δ/(2·cap),
         exact optimal composition) for comparison.
     classes : array-like of shape (2,), default=None
         The label set, a **public** parameter: ``classes_`` is exactly
@@ -84,7 +118,7 @@ class PrivatePredictor(QueryBudgetedPredictor):
         :class:`~skdp.exceptions.PrivacyLeakWarning` — the label set is then a
         statistic of the private data that the guarantee does not cover.
     budget : PrivacyBudget, optional
-        Also charged every instance's cost as it starts (see ``skdp.base``).
+        Also charged what ``budget_`` is charged, when it is (see ``skdp.base``).
     random_state : None, int or numpy Generator
         Partition, hard-query labels and BetweenThresholds noise. A fixed seed makes
         runs reproducible, but two fits with the same seed on overlapping data (e.g.
@@ -97,21 +131,25 @@ class PrivatePredictor(QueryBudgetedPredictor):
     n_features_in_ : int
     n_teachers_ : int
         Number of teachers k (0 when the sample is too small; see Notes).
+    calibration_ : str
+        ``"bsu"`` or ``"stemmer"``.
+    max_hard_queries_ : int
+        The cap v actually enforced (``"auto"`` resolved).
+    thresholds_ : tuple of float
     epsilon_bt_, delta_bt_ : float
         Parameters of each BetweenThresholds instance.
     min_teachers_ : int
-        The fewest teachers the BSU gap allows for ``epsilon_bt_``, ``delta_bt_``.
+        The fewest teachers the gap condition allows for these parameters.
     budget_ : PrivacyBudget
-        The query ledger, total (ε, δ); ``budget_.spent`` after i instances is their
-        composition by the chosen ``accounting`` (the accountant's bound at δ for
-        ``"tight"``, exact optimal composition for ``"paper"``). Shared by deep
-        copies and pickles.
+        The query ledger, total (ε, δ). The first answer reserves the whole planned
+        cost (the composition of v BSU instances by the chosen ``accounting``, or
+        Stemmer's (ε, δ)); later hard queries and instances are recorded at zero
+        cost. Shared by deep copies and pickles.
     privacy_spent_ : PrivacyCost
         ``budget_.spent``.
     n_hard_queries_ : int
-        BetweenThresholds instances started by this predictor and its copies — the
-        quantity the cap bounds (each instance ends at a hard query; the latest may
-        still be answering).
+        Hard queries answered by this predictor and its copies — the quantity the
+        cap bounds.
     hard_queries_ : ndarray of shape (n_hard, n_features)
         This copy's hard queries, and ``hard_labels_`` their released labels.
 
@@ -126,30 +164,41 @@ class PrivatePredictor(QueryBudgetedPredictor):
     (Yan, Observation 1 / Claim 1), each an ``ApproxDP(ε_bt, δ_bt)`` event, which
     :func:`skdp.accounting.calibrate_plan` sizes to compose within (ε, δ)
     (``accounting="paper"``: exact optimal composition, Kairouz, Oh & Viswanath
-    2015, via :func:`skdp.accounting.calibrate`).
+    2015, via :func:`skdp.accounting.calibrate`). With ``calibration="stemmer"``
+    the transcript is one (ε, δ)-DP instance (Stemmer 2024, Thm 4.3, cutoff c ≥ v).
     The cap is enforced whatever the data: after the cap-th ⊤ every further query
     raises :class:`QueryBudgetExhaustedError` (answers released by the failing
     call are in ``error.answers``).
 
+    Stopping Stemmer's instance at the cap and reserving the whole plan at the
+    first answer are proved sound in ``skdp.prediction._shrinkage_answering``
+    (Lemma 1, Lemma 2).
+
     Notes
     -----
-    *Paper constants:* t_l = 3/8, t_u = 5/8, the BSU noise (μ ~ Lap(2/(ε_bt·k)),
-    ν ~ Lap(6/(ε_bt·k))) and gap condition, the random label on ⊤, the two update
-    rules. *Practical choices:* the cap (the paper's v = O(VC·log T) holds only
-    under its utility assumptions; 16 is enough for simple classes up to T ≈ 10⁵),
-    the δ share δ_bt (``"paper"``: δ/(2·cap)), ``n_teachers="auto"`` (the paper's
-    k = 64/ε_bt·(log(T+1) + log(1/β)) targets accuracy, ours is the privacy
-    minimum), surrogate ERMs for rectangles/halfspaces.
+    *Paper constants:* the BSU noise (μ ~ Lap(2/(ε_bt·k)), ν ~ Lap(6/(ε_bt·k)))
+    and gap condition, the random label on ⊤, the two update rules.
+    *Practical choices:* the thresholds (Yan's 3/8, 5/8 are a parameter), the cap
+    (the paper's v = O(VC·log T) holds only under its utility assumptions), the
+    Stemmer calibration, the δ share δ_bt (``"paper"``: δ/(2·cap)),
+    ``n_teachers="auto"`` (the paper's k = 64/ε_bt·(log(T+1) + log(1/β)) targets
+    accuracy, ours is the privacy minimum), surrogate ERMs for
+    rectangles/halfspaces.
 
     *Internal state.* The teachers, the training rows they are retrained on, the
     live BetweenThresholds instance and the generator are kept in the private
     attribute ``_state``: non-private state (exact teacher votes can be read from
     it for free) that must not be released. Publish answers, not the fitted object.
 
-    **Small samples.** The gap condition needs thousands of teachers (about
-    17 400 at ε = 1, δ = 10⁻⁶, cap 16). With fewer rows than that, ``fit`` warns
-    (``PrivacyWarning``) and the predictor answers uniformly random labels: data
-    independent, free, and useless — never a silent privacy violation.
+    **Small samples.** The gap condition needs hundreds to thousands of teachers
+    (937 at ε = 1, δ = 10⁻⁶ with the defaults), one row each at least. With fewer
+    rows, ``fit`` warns (``PrivacyWarning``, naming the rows needed) and the
+    predictor answers one label for every query: the majority label estimated by
+    one noisy count (#positive rows + discrete Laplace(1/ε) noise against n/2, an
+    ε-DP release charged in full at the first answer, Ghosh et al. 2009) — never
+    worse than a constant. ``small_sample="raise"`` refuses instead. Once that
+    label is released the budget is spent: ``partial_fit`` rows are pooled but the
+    predictor keeps answering it.
 
     ``partial_fit(X, y)`` splits new rows into new blocks of the original block
     size; k grows, so the sensitivity 1/k of later votes shrinks (instances already
@@ -161,6 +210,7 @@ class PrivatePredictor(QueryBudgetedPredictor):
     ----------
     Yan, "Private Prediction via Shrinkage", Alg. 2–4, Lemma 1, Observation 1,
     Claims 1, 5, 9. — Bun, Steinke & Ullman, "Make Up Your Mind", SODA 2017. —
+    Stemmer, "Private Truly-Everlasting Robust-Prediction", 2024, Thm 4.3. —
     Dwork & Feldman, "Privacy-preserving Prediction", COLT 2018.
 
     Examples
@@ -171,8 +221,8 @@ class PrivatePredictor(QueryBudgetedPredictor):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.random((200_000, 1)); y = (X[:, 0] >= 0.3).astype(int)
     >>> clf = PrivatePredictor(Thresholds(), epsilon=1.0, random_state=0).fit(X, y)
-    >>> clf.n_teachers_
-    17406
+    >>> clf.n_teachers_, clf.calibration_
+    (3194, 'stemmer')
     >>> Xq = rng.random((1000, 1))
     >>> bool(np.mean(clf.predict(Xq) == (Xq[:, 0] >= 0.3)) > 0.9)
     True
@@ -184,9 +234,15 @@ class PrivatePredictor(QueryBudgetedPredictor):
         **QueryBudgetedPredictor._parameter_constraints,
         **TEACHER_PARAMETER_CONSTRAINTS,
         "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "max_hard_queries": [Interval(numbers.Integral, 1, 10_000, closed="both")],
+        "max_hard_queries": [Interval(numbers.Integral, 1, 10_000, closed="both"),
+                             StrOptions({"auto"})],
         "mode": [StrOptions({"oblivious", "halfspace"})],
+        "calibration": [StrOptions(set(CALIBRATIONS))],
+        "thresholds": [tuple, list, StrOptions({"auto"})],
+        "planned_queries": [Interval(numbers.Integral, 2, None, closed="left")],
+        "small_sample": [StrOptions({"majority", "raise"})],
         "accounting": [StrOptions(set(ACCOUNTING))],
+        "n_jobs": [numbers.Integral, None],
     }
 
     def __init__(
@@ -197,12 +253,17 @@ class PrivatePredictor(QueryBudgetedPredictor):
         epsilon=1.0,
         delta=1e-6,
         n_teachers="auto",
-        max_hard_queries=16,
+        max_hard_queries="auto",
         mode="oblivious",
+        calibration="auto",
+        thresholds="auto",
+        planned_queries=10_000,
+        small_sample="majority",
         accounting="tight",
         budget=None,
         random_state=None,
         classes=None,
+        n_jobs=None,
     ):
         self.hypotheses = hypotheses
         self.estimator = estimator
@@ -211,21 +272,32 @@ class PrivatePredictor(QueryBudgetedPredictor):
         self.n_teachers = n_teachers
         self.max_hard_queries = max_hard_queries
         self.mode = mode
+        self.calibration = calibration
+        self.thresholds = thresholds
+        self.planned_queries = planned_queries
+        self.small_sample = small_sample
         self.accounting = accounting
         self.budget = budget
         self.random_state = random_state
         self.classes = classes
+        self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ fitting
     def _check_config(self, n_features):
         if self.hypotheses is not None and self.estimator is not None:
             raise ValueError("Pass either hypotheses= or estimator=, not both.")
+        thresholds = self.thresholds
+        if thresholds != "auto":
+            thresholds = tuple(float(t) for t in thresholds)
+            if len(thresholds) != 2 or not 0.0 <= thresholds[0] < thresholds[1] <= 1.0:
+                raise ValueError("thresholds must be (t_l, t_u) with 0 ≤ t_l < t_u ≤ 1, got "
+                                 f"{self.thresholds!r}.")
         if self.estimator is not None:
             if not hasattr(self.estimator, "fit") or not hasattr(self.estimator, "predict"):
                 raise TypeError("estimator must be a scikit-learn classifier (fit/predict).")
             if self.mode == "halfspace":
                 raise ValueError("mode='halfspace' needs hypotheses=Halfspaces(d), not estimator=.")
-            return None
+            return None, thresholds
         hyp = self.hypotheses if self.hypotheses is not None else Halfspaces(n_features)
         if self.mode == "halfspace" and not hyp.supports_through:
             raise ValueError(
@@ -234,7 +306,14 @@ class PrivatePredictor(QueryBudgetedPredictor):
         n_hyp = getattr(hyp, "n_features", None)
         if n_hyp is not None and n_hyp != n_features:
             raise ValueError(f"{hyp!r} expects {n_hyp} feature(s); X has {n_features}.")
-        return hyp
+        return hyp, thresholds
+
+    def _resolve_cap(self, n_features, delta):
+        if self.max_hard_queries != "auto":
+            return int(self.max_hard_queries)
+        if self.mode == "halfspace":
+            return n_features + 1
+        return stemmer_cutoff(delta, 1)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -250,26 +329,38 @@ class PrivatePredictor(QueryBudgetedPredictor):
             raise PrivacyParameterError("PrivatePredictor needs δ > 0 (BetweenThresholds).")
         X, y = self._validate_training_data(X, y, reset=True)
         classes = self._set_classes(y, classes)
-        hyp = self._check_config(X.shape[1])
-        params = shrinkage_parameters(epsilon, delta, self.max_hard_queries, self.accounting)
+        hyp, thresholds = self._check_config(X.shape[1])
+        cap = self._resolve_cap(X.shape[1], delta)
+        if thresholds == "auto":
+            params = design(epsilon, delta, cap, self.accounting, self.calibration,
+                            self.planned_queries)
+        else:
+            params = shrinkage_parameters(epsilon, delta, cap, self.accounting,
+                                          self.calibration, thresholds)
         k_min = params["min_teachers"]
         k = k_min if self.n_teachers == "auto" else int(self.n_teachers)
         if k < k_min:
             raise PrivacyParameterError(
                 f"n_teachers={k} is below the {k_min} teachers BetweenThresholds' gap "
                 f"condition needs at ε_bt={params['epsilon_bt']:.4g}, δ_bt="
-                f"{params['delta_bt']:.3g} (Yan Lemma 1). Use n_teachers='auto', a larger "
-                "ε or a smaller max_hard_queries."
+                f"{params['delta_bt']:.3g} ({params['calibration']} calibration). Use "
+                "n_teachers='auto', a larger ε, wider thresholds or a smaller max_hard_queries."
             )
+        if X.shape[0] < k and self.small_sample == "raise":
+            raise ValueError(self._too_few_rows_message(X.shape[0], k))
         self.classes_ = classes
         y_pm = self._to_pm(y)
+        self.calibration_ = params["calibration"]
+        self.max_hard_queries_ = cap
+        self.thresholds_ = params["thresholds"]
         self.epsilon_bt_ = params["epsilon_bt"]
         self.delta_bt_ = params["delta_bt"]
         self.min_teachers_ = k_min
-        self._cumulative = params["cumulative_epsilon"]
+        self._plan = params
         state = _StreamState(self._new_ledger(epsilon, delta))
         state.forced_X = np.empty((0, X.shape[1]))
         state.forced_y = np.empty(0, dtype=np.int8)
+        state.majority = None
         self._state = state
         state.hypotheses = hyp
         state.k_target = k
@@ -279,16 +370,21 @@ class PrivatePredictor(QueryBudgetedPredictor):
         state.block_size = 0
         if X.shape[0] < k:
             warnings.warn(
-                f"{type(self).__name__}: {X.shape[0]} rows cannot make the {k} teachers "
-                "BetweenThresholds needs at this ε, δ and cap; the predictor will answer "
-                "uniformly random labels (no privacy spent, no information used) until "
-                "partial_fit brings enough rows.",
+                self._too_few_rows_message(X.shape[0], k) + " Until partial_fit brings them, "
+                "the predictor answers one majority label estimated by one noisy count "
+                f"(ε = {epsilon:g}, charged at the first answer).",
                 PrivacyWarning,
                 stacklevel=3,
             )
             return self
         self._build_teachers()
         return self
+
+    def _too_few_rows_message(self, n, k):
+        return (f"{type(self).__name__}: {n} labelled rows cannot make the {k} teachers "
+                f"BetweenThresholds needs at ε = {float(self.epsilon):g}, δ = "
+                f"{float(self.delta):g}; at least {k} rows are needed (one per teacher; "
+                "several per teacher for accurate answers).")
 
     def _build_teachers(self):
         state = self._state
@@ -297,11 +393,7 @@ class PrivatePredictor(QueryBudgetedPredictor):
         data = _Blocks(X, y_pm, _partition(X.shape[0], k, state.rng), k)
         state.pending = None
         state.block_size = math.ceil(X.shape[0] / k)
-        state.teachers = (
-            _EstimatorTeachers(self.estimator, data)
-            if state.hypotheses is None
-            else _ClassTeachers(state.hypotheses, data)
-        )
+        state.teachers = make_teachers(state.hypotheses, self.estimator, data, self.n_jobs)
         state.teachers.fit(None, None, None)
         self.n_teachers_ = k
 
@@ -322,13 +414,13 @@ class PrivatePredictor(QueryBudgetedPredictor):
         y_pm = self._to_pm(y)
         state = self._state
         if state.teachers is None:
-            # Still too few rows: nothing was answered from data yet, so pool the rows
-            # and build the teachers once there are enough.
+            # Still too few rows: pool them and build the teachers once there are
+            # enough — unless a majority label was already released (budget spent).
             state.pending = (
                 np.concatenate([state.pending[0], X]),
                 np.concatenate([state.pending[1], y_pm]),
             )
-            if state.pending[0].shape[0] >= state.k_target:
+            if state.pending[0].shape[0] >= state.k_target and not self._majority_released():
                 self._build_teachers()
             return self
         data = state.teachers.data
@@ -341,89 +433,3 @@ class PrivatePredictor(QueryBudgetedPredictor):
         state.teachers.fit(*forced, through, only=np.arange(start, data.n_blocks))
         self.n_teachers_ = data.n_blocks
         return self
-
-    # ------------------------------------------------------------------ answering
-    @property
-    def n_hard_queries_(self):
-        check_is_fitted(self, "budget_")
-        return sum("BetweenThresholds instance" in label for label in self._ledger_labels())
-
-    @property
-    def hard_queries_(self):
-        check_is_fitted(self, "budget_")
-        return self._state.forced_X.copy()
-
-    @property
-    def hard_labels_(self):
-        check_is_fitted(self, "budget_")
-        return self._from_pm(self._state.forced_y)
-
-    def _start_instance(self, answered):
-        state = self._state
-        used = self.n_hard_queries_
-        if used >= self.max_hard_queries:
-            raise QueryBudgetExhaustedError(
-                f"{type(self).__name__}: all {self.max_hard_queries} hard queries "
-                "(BetweenThresholds instances) of this predictor and its copies are used; "
-                f"{len(answered)} answer(s) of this call were released (error.answers).",
-                answered,
-            )
-        cum = self._cumulative
-        eps = cum[used] - (cum[used - 1] if used else 0.0)
-        dlt = float(self.delta) if used == 0 else 0.0
-        try:
-            self._pay(eps, dlt, f"BetweenThresholds instance {used + 1}/{self.max_hard_queries}")
-        except BudgetExhaustedError as exc:
-            raise QueryBudgetExhaustedError(str(exc), answered) from exc
-        state.mechanism = self._new_mechanism(1.0 / state.teachers.data.n_blocks)
-
-    def _new_mechanism(self, sensitivity):
-        """A fresh BetweenThresholds instance (a hook the privacy audit's broken variant
-        overrides; nothing else should)."""
-        # Each instance draws its noise from its own child generator, so the main
-        # generator's sequence (partition, one seed per instance, one label per hard
-        # query) — hence every answer — is the same however the queries are batched.
-        child = np.random.default_rng(self._state.rng.integers(2**63))
-        return BetweenThresholds(
-            T_LOWER, T_UPPER, self.epsilon_bt_, self.delta_bt_, sensitivity=sensitivity,
-            calibration="bsu", random_state=child,
-        )
-
-    def _hard_query(self, x, label):
-        state = self._state
-        state.forced_X = np.concatenate([state.forced_X, x[None, :]])
-        state.forced_y = np.concatenate([state.forced_y, [label]]).astype(np.int8)
-        if self.mode == "halfspace":
-            state.teachers.fit(None, None, through=state.forced_X)
-            return
-        disagree = np.flatnonzero(state.teachers.predict_one(x) != label)
-        state.teachers.fit(state.forced_X, state.forced_y, None, only=disagree)
-
-    def _answer(self, X):
-        state = self._state
-        n = X.shape[0]
-        answers = np.empty(n, dtype=np.int8)
-        if state.teachers is None:  # too few rows: data-independent coin flips
-            answers[:] = state.rng.choice(np.array([-1, 1], dtype=np.int8), size=n)
-            return answers
-        i = 0
-        size = _CHUNK_MIN
-        while i < n:
-            if state.mechanism is None or state.mechanism.halted:
-                state.mechanism = None
-                self._start_instance(answers[:i].copy())
-                size = _CHUNK_MIN
-            # Votes are computed a chunk at a time; a hard query ends the chunk (the
-            # teachers change), so chunks start small after one and grow while the
-            # stream stays easy. Answers do not depend on the chunking.
-            chunk = X[i : i + size]
-            size = min(2 * size, _CHUNK_MAX)
-            codes = state.mechanism.process(state.teachers.vote(chunk))
-            m = codes.size
-            answers[i : i + m] = codes
-            if codes[-1] == BetweenThresholds.HARD:
-                label = np.int8(state.rng.choice(np.array([-1, 1])))
-                answers[i + m - 1] = label
-                self._hard_query(chunk[m - 1], label)
-            i += m
-        return answers

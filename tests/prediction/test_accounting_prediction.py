@@ -76,10 +76,12 @@ def test_private_predictor_runs_the_chosen_accounting():
         X = rng.random((p["min_teachers"], 1))
         y = (X[:, 0] > 0.5).astype(int)
         clf = PrivatePredictor(Thresholds(), epsilon=eps, delta=delta, max_hard_queries=cap,
-                               accounting=accounting, classes=[0, 1], random_state=0).fit(X, y)
+                               accounting=accounting, calibration="bsu",
+                               thresholds=(0.375, 0.625), classes=[0, 1],
+                               random_state=0).fit(X, y)
         assert clf.n_teachers_ == p["min_teachers"] == clf.min_teachers_
         assert (clf.epsilon_bt_, clf.delta_bt_) == (p["epsilon_bt"], p["delta_bt"])
-        np.testing.assert_array_equal(clf._cumulative, p["cumulative_epsilon"])
+        np.testing.assert_array_equal(clf._plan["cumulative_epsilon"], p["cumulative_epsilon"])
 
 
 @pytest.mark.parametrize(("eps", "n_queries"), sorted(SUBSAMPLE_PAPER))

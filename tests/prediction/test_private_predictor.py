@@ -24,11 +24,12 @@ from skdp.prediction import (
     QueryBudgetExhaustedError,
     shrinkage_parameters,
 )
+from skdp.prediction._shrinkage_parameters import design
 from skdp.preprocessing import PublicBoundsClipper
 
-# Small but valid: ε = 2, δ = 1e-3, cap 6 → about 2 000 teachers.
+# Small but valid: ε = 2, δ = 1e-3, cap 6 → 655 teachers (the defaults: Stemmer).
 EPS, DELTA, CAP = 2.0, 1e-3, 6
-PARAMS = shrinkage_parameters(EPS, DELTA, CAP)
+PARAMS = design(EPS, DELTA, CAP, "tight", "auto", 10_000)  # the defaults
 K = PARAMS["min_teachers"]
 
 
@@ -83,16 +84,23 @@ def test_accurate_on_thresholds_and_spends_little():
     assert clf.budget_.spent == clf.privacy_spent_
 
 
-def test_ledger_is_exact_composition_of_instances_used():
+@pytest.mark.parametrize("calibration", ["bsu", "stemmer"])
+def test_first_answer_reserves_the_whole_plan(calibration):
+    # Optimal-composition bounds of the instances used so far are not an odometer:
+    # the first answer charges the planned cost, later hard queries cost nothing.
     X, y = _random_labels(K * 3)
-    clf = _rich().fit(X, y)
+    clf = _rich(calibration=calibration, thresholds=(0.25, 0.75)).fit(X, y)
+    plan = shrinkage_parameters(EPS, DELTA, CAP, calibration=calibration,
+                                thresholds=(0.25, 0.75))
+    assert clf.calibration_ == calibration
+    clf.predict(SPREAD[:1])
+    assert clf.privacy_spent_.epsilon == pytest.approx(plan["planned_epsilon"])
+    assert clf.privacy_spent_.delta == DELTA
     with pytest.raises(QueryBudgetExhaustedError):
         clf.predict(SPREAD)
-    cum = shrinkage_parameters(EPS, DELTA, CAP)["cumulative_epsilon"]
     assert clf.n_hard_queries_ == CAP
-    assert clf.privacy_spent_.epsilon == pytest.approx(cum[-1])
+    assert clf.privacy_spent_.epsilon == pytest.approx(plan["planned_epsilon"])
     assert clf.privacy_spent_.epsilon <= EPS
-    assert clf.privacy_spent_.delta == DELTA
 
 
 def test_cap_enforced_and_error_carries_released_answers():
@@ -115,15 +123,18 @@ def test_cap_enforced_and_error_carries_released_answers():
     assert pickle.dumps(clf._state.forced_y) == state
 
 
-def test_user_budget_charged_in_step_and_can_stop_the_stream():
+def test_user_budget_that_cannot_pay_the_plan_refuses_the_first_answer():
     X, y = _random_labels(K * 3)
-    # Pays for one instance, not two.
-    tight = PrivacyBudget(1.5 * PARAMS["cumulative_epsilon"][0], 1e-3)
-    clf = _rich(budget=tight).fit(X, y)
-    with pytest.raises(QueryBudgetExhaustedError):
+    short = PrivacyBudget(0.5 * PARAMS["planned_epsilon"], 1e-3)
+    clf = _rich(budget=short).fit(X, y)
+    with pytest.raises(QueryBudgetExhaustedError) as info:
         clf.predict(SPREAD)
-    assert clf.n_hard_queries_ == 1
-    assert tight.spent.epsilon == pytest.approx(clf.privacy_spent_.epsilon)
+    assert info.value.n_answered == 0 and clf.n_hard_queries_ == 0
+    assert clf.privacy_spent_.epsilon == 0.0 and short.spent.epsilon == 0.0
+    enough = PrivacyBudget(PARAMS["planned_epsilon"], 1e-3)
+    clf = _rich(budget=enough).fit(X, y)
+    clf.predict(SPREAD[:5])
+    assert enough.spent.epsilon == pytest.approx(clf.privacy_spent_.epsilon)
 
 
 def test_deepcopy_shares_ledger_and_cap(fitted):
@@ -240,12 +251,23 @@ def test_partial_fit_pools_rows_until_enough_teachers():
     assert clf.score(*_thresholds(500, seed=2)) > 0.9
 
 
-def test_too_few_rows_warns_and_answers_without_spending():
-    X, y = _thresholds(100)
-    with pytest.warns(PrivacyWarning, match="random labels"):
+def test_too_few_rows_warns_and_answers_a_private_majority_label():
+    X, y = _thresholds(100)  # 60 % positive
+    with pytest.warns(PrivacyWarning, match=f"at least {K} rows are needed"):
         clf = _small().fit(X, y)
-    clf.predict(X)
-    assert clf.budget_.spent.epsilon == 0.0
+    assert clf.n_teachers_ == 0
+    answers = clf.predict(X)
+    assert np.all(answers == 1)  # the majority (noise Lap(1/2) vs a margin of 10)
+    assert clf.budget_.spent.epsilon == EPS and clf.budget_.spent.delta == 0.0
+    np.testing.assert_array_equal(clf.predict(X[:7]), np.ones(7))  # free: released
+    assert clf.budget_.spent.epsilon == EPS
+    clf.partial_fit(*_thresholds(2 * K, seed=3))  # budget spent: stays the majority
+    assert clf.n_teachers_ == 0
+
+
+def test_too_few_rows_can_raise_instead():
+    with pytest.raises(ValueError, match=f"at least {K} rows"):
+        _small(small_sample="raise").fit(*_thresholds(100))
 
 
 def test_explicit_n_teachers_below_gap_minimum_is_refused():
@@ -268,10 +290,11 @@ def test_same_seed_same_answers():
 def test_answers_do_not_depend_on_how_queries_are_batched():
     X, y = _thresholds(4 * K, noise=0.2)
     Xq = _thresholds(3000, seed=8)[0]
-    first = _small(random_state=3, max_hard_queries=CAP).fit(X, y)
+    # 30 hard queries fit in Stemmer's one instance (cutoff ⌈4·ln(2/δ)⌉ = 31).
+    first = _small(random_state=3, max_hard_queries=30).fit(X, y)
     one = first.predict(Xq)
-    assert first.n_hard_queries_ >= 2  # hard queries (random labels, new instances) happen
-    clf = _small(random_state=3).fit(X, y)
+    assert first.n_hard_queries_ >= 2  # hard queries (random labels) happen
+    clf = _small(random_state=3, max_hard_queries=30).fit(X, y)
     cuts = [0, 1, 150, 151, 999, 2500, 3000]
     parts = np.concatenate([clf.predict(Xq[a:b]) for a, b in itertools.pairwise(cuts)])
     np.testing.assert_array_equal(one, parts)
@@ -282,11 +305,12 @@ def test_string_labels_and_estimator_teachers():
     # Any sklearn classifier can teach; stumps keep the test fast (LogisticRegression
     # works too, see the example, but costs ~20 ms per teacher fit here).
     rng = np.random.default_rng(0)
-    k = shrinkage_parameters(EPS, DELTA, 2)["min_teachers"]
+    k = shrinkage_parameters(EPS, DELTA, 2)["min_teachers"]  # Yan's thresholds, BSU
     X = rng.normal(size=(k * 30, 2))
     y = np.where(X[:, 0] > 0.3, "spam", "ham")
     clf = PrivatePredictor(estimator=DecisionTreeClassifier(max_depth=1), epsilon=EPS,
-                           delta=DELTA, max_hard_queries=2, random_state=0).fit(X, y)
+                           delta=DELTA, max_hard_queries=2, thresholds=(0.375, 0.625),
+                           calibration="bsu", random_state=0).fit(X, y)
     assert clf.n_teachers_ == k
     Xq = rng.normal(size=(500, 2))
     try:

@@ -5,9 +5,12 @@ mechanism is the full transcript of a fresh predictor — ``fit`` (random partit
 teachers) and ``predict`` on a fixed query stream — encoded per query as 0 / 1 (the
 released label) or 2 (refused: cap reached). Design (fixed before sampling):
 one-row teachers (n = k), so the vote on the query is the fraction of positive rows;
-D has it just below t_l = 3/8 and D' (one label flipped) just above, the place
-where BetweenThresholds works hardest. Events are chosen on a pilot sample by
-skdp.audit (likelihood-ratio events), α = 1e-6, claimed (ε, δ) of the predictor.
+D has it just below t_l and D' (one label flipped) just above, the place where
+BetweenThresholds works hardest. Events are chosen on a pilot sample by skdp.audit
+(likelihood-ratio events), α = 1e-6, claimed (ε, δ) of the predictor. Both
+calibrations: Yan's BSU (one instance per hard query, thresholds 3/8, 5/8, cap 1)
+and Stemmer's single instance stopped at the cap (thresholds 1/4, 3/4, cap 3 of a
+cutoff 22: the early stop of ``_shrinkage_answering``'s Lemma 1).
 
 Negative control: the same predictor whose BetweenThresholds draws no noise. Its
 transcripts on D and D' are disjoint, and the same audit must catch it.
@@ -20,8 +23,13 @@ from skdp.audit import audit_mechanism
 from skdp.mechanisms.between_thresholds import BetweenThresholds
 from skdp.prediction import PrivatePredictor, QueryBudgetExhaustedError, shrinkage_parameters
 
-EPSILON, DELTA, CAP = 1.0, 1e-2, 1
-K = shrinkage_parameters(EPSILON, DELTA, CAP)["min_teachers"]
+EPSILON, DELTA = 1.0, 1e-2
+# calibration → (cap, thresholds, fewest teachers)
+SETUPS = {
+    calibration: (cap, band, shrinkage_parameters(EPSILON, DELTA, cap, calibration=calibration,
+                                                  thresholds=band)["min_teachers"])
+    for calibration, cap, band in (("bsu", 1, (0.375, 0.625)), ("stemmer", 3, (0.25, 0.75)))
+}
 N_QUERIES = 4
 QUERIES = np.zeros((N_QUERIES, 1))
 ALPHA = 1e-6
@@ -41,31 +49,35 @@ class NoNoisePredictor(PrivatePredictor):
     """Broken: BetweenThresholds without threshold or query noise."""
 
     def _new_mechanism(self, sensitivity):
-        return _NoiselessBT(0.375, 0.625, self.epsilon_bt_, self.delta_bt_,
-                            sensitivity=sensitivity, random_state=self._state.rng)
+        return _NoiselessBT(*self.thresholds_, self.epsilon_bt_, self.delta_bt_,
+                            sensitivity=sensitivity, calibration=self.calibration_,
+                            max_hard=self._plan["max_hard"], random_state=self._state.rng)
 
 
-def _datasets():
+def _datasets(calibration):
     # Rows at x = 0 with labels; a one-row teacher predicts its own label everywhere.
-    p = int(np.floor(0.375 * K))  # p/K < 3/8 ≤ (p+1)/K
-    assert p / K < 0.375 <= (p + 1) / K
-    y0 = np.zeros(K, dtype=int)
+    _, (lower, _), k = SETUPS[calibration]
+    p = int(np.floor(lower * k))  # p/k < t_l ≤ (p+1)/k
+    assert p / k < lower <= (p + 1) / k
+    y0 = np.zeros(k, dtype=int)
     y0[:p] = 1
     y1 = y0.copy()
     y1[p] = 1
     return y0, y1
 
 
-def _transcripts(cls):
+def _transcripts(cls, calibration):
     from skdp.hypotheses import Thresholds
 
-    X = np.zeros((K, 1))
+    cap, band, k = SETUPS[calibration]
+    X = np.zeros((k, 1))
 
     def sample(y, n, rng):
         out = np.empty((n, N_QUERIES), dtype=np.int8)
         for i in range(n):
-            clf = cls(Thresholds(), epsilon=EPSILON, delta=DELTA, max_hard_queries=CAP,
-                      n_teachers=K, classes=[0, 1], random_state=rng)
+            clf = cls(Thresholds(), epsilon=EPSILON, delta=DELTA, max_hard_queries=cap,
+                      calibration=calibration, thresholds=band, n_teachers=k,
+                      classes=[0, 1], random_state=rng)
             clf.fit(X, y)
             try:
                 answers = clf.predict(QUERIES)
@@ -78,23 +90,29 @@ def _transcripts(cls):
     return sample
 
 
-def test_private_predictor_passes_audit():
-    y0, y1 = _datasets()
-    result = audit_mechanism(_transcripts(PrivatePredictor), y0, y1, n_samples=1000,
-                             n_pilot=300, alpha=ALPHA, delta=DELTA, random_state=1)
+@pytest.mark.parametrize("calibration", sorted(SETUPS))
+def test_private_predictor_passes_audit(calibration):
+    y0, y1 = _datasets(calibration)
+    result = audit_mechanism(_transcripts(PrivatePredictor, calibration), y0, y1,
+                             n_samples=1000, n_pilot=300, alpha=ALPHA, delta=DELTA,
+                             random_state=1)
     assert result.epsilon_lower_bound <= EPSILON, str(result)
 
 
-def test_audit_catches_predictor_without_noise():
-    y0, y1 = _datasets()
-    result = audit_mechanism(_transcripts(NoNoisePredictor), y0, y1, n_samples=300,
-                             n_pilot=100, alpha=ALPHA, delta=DELTA, random_state=2)
+@pytest.mark.parametrize("calibration", sorted(SETUPS))
+def test_audit_catches_predictor_without_noise(calibration):
+    y0, y1 = _datasets(calibration)
+    result = audit_mechanism(_transcripts(NoNoisePredictor, calibration), y0, y1,
+                             n_samples=300, n_pilot=100, alpha=ALPHA, delta=DELTA,
+                             random_state=2)
     assert result.epsilon_lower_bound > EPSILON, str(result)
 
 
 @pytest.mark.slow
-def test_private_predictor_passes_long_audit():
-    y0, y1 = _datasets()
-    result = audit_mechanism(_transcripts(PrivatePredictor), y0, y1, n_samples=40_000,
+@pytest.mark.parametrize("calibration", sorted(SETUPS))
+def test_private_predictor_passes_long_audit(calibration):
+    y0, y1 = _datasets(calibration)
+    result = audit_mechanism(_transcripts(PrivatePredictor, calibration), y0, y1,
+                             n_samples=40_000,
                              n_pilot=10_000, alpha=ALPHA, delta=DELTA, random_state=3)
     assert result.epsilon_lower_bound <= EPSILON, str(result)
