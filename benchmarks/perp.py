@@ -10,7 +10,13 @@ Utility is the error on the D-queries only (Definition 3.1). δ* = 1e-6, α = 0.
 β = 0.05 throughout.
 
 * ε: at ε = 1 even the practical preset needs ≈ 7.5·10⁹ labelled rows (d = 2),
-  so the runs use ε ∈ {100, 1000}; the sample-size table shows every ε.
+  so its runs use ε ∈ {100, 1000}; the sample-size table shows every ε.
+* ``preset="sharp"`` (issue 16: partitioned slices, svt Stopper, margin
+  thresholds) side by side: ε = 4, d = 2 (≈ 5.9·10⁶ rows) for γ ∈ {1, 0.5} up
+  to T = 10⁶; ε = 1, d = 1 (≈ 1.8·10⁷ rows, γ = 0.5); ε = 100, d = 2 next to
+  the practical rows. ε = 1, d = 2 needs ≈ 10⁸ rows (1.6 GB of features): not
+  run on the shared 2-core machine, its need is in the table. S&A is skipped for
+  the runs above 10⁷ rows.
 * rectangles, d = 2: error on D vs the number of queries T ∈ {10³, …, 10⁶}
   (``--quick``: 10³, 10⁴, ε = 1000 only) for γ ∈ {1, 0.5, 0.1} (γ < 1: the
   adaptive "challenge" adversary), the phase reached and the privacy the ledger
@@ -22,7 +28,8 @@ Utility is the error on the D-queries only (Definition 3.1). δ* = 1e-6, α = 0.
 * decision stumps (d = 5, 20; ε = 2000) with ``DecisionStumpPERPClassifier``,
   against sklearn's depth-1 tree.
 * the labelled sample the first phase needs (``perp_parameters``): the paper's
-  constants vs the practical preset.
+  constants vs the practical preset vs the sharp preset, ε ∈ {1, 4, 16, 100} ×
+  d ∈ {1, 2, 5} (γ = 0.5), plus the older ε ∈ {10, 1000}, d = 10 cases.
 * throughput: queries per second inside ``predict`` (stream generation
   excluded), on blocks of 10⁵; target ≥ 10⁵ for d = 2.
 
@@ -100,16 +107,20 @@ def _sa_error(eps, X, y, queries, truth, from_D, seed):
     return _error(clf.predict(queries), truth, from_D)
 
 
-def run_stream(cls, eps, gamma, adversary, d, t_grid, seed, *, concept="rectangle"):
+def run_stream(cls, eps, gamma, adversary, d, t_grid, seed, *, concept="rectangle",
+               preset="practical", baseline_sa=True):
     """Fit on the first phase's need, answer one stream of max(t_grid) queries.
 
     Returns one row per checkpoint T and the phase curve [(queries done, phase)].
     """
     adversary = adversary if gamma < 1 else "none"
     name = f"{cls.__name__}/{concept}/d={d}/ε={eps}/γ={gamma}/{adversary}"
+    if preset != "practical":
+        name += f"/{preset}"
     stream = RobustPEPStream(d, gamma=gamma, adversary=adversary, concept=concept,
                              random_state=rng_for(seed, name))
-    clf = cls(epsilon=eps, delta=DELTA, alpha=ALPHA, beta=BETA, gamma=gamma, random_state=seed)
+    clf = cls(epsilon=eps, delta=DELTA, alpha=ALPHA, beta=BETA, gamma=gamma, preset=preset,
+              random_state=seed)
     X, y = stream.sample(_need(clf, d))
     clf.fit(X, y)
     timed, state = _Timed(clf), {}
@@ -137,7 +148,8 @@ def run_stream(cls, eps, gamma, adversary, d, t_grid, seed, *, concept="rectangl
         mask, recent = from_D[:done], slice(done // 10, done)
         queries = result["queries"][:done]
         row = {
-            "estimator": cls.__name__.replace("Classifier", ""), "d": d, "epsilon": int(eps),
+            "estimator": cls.__name__.replace("Classifier", ""), "preset": preset, "d": d,
+            "epsilon": int(eps),
             "gamma": gamma, "adversary": adversary, "T": T, "n": len(y),
             "t1": clf.parameters_.first_phase_length, "answered": answered, "phase": phase,
             "restarts": restarts, "eps_spent": spent.epsilon, "delta_spent": spent.delta,
@@ -146,7 +158,7 @@ def run_stream(cls, eps, gamma, adversary, d, t_grid, seed, *, concept="rectangl
             "erm_err_D": _error(baseline(queries), truth[:done], mask),
             "qps": result["n_answered"] / max(timed.seconds, 1e-9),
         }
-        if concept == "rectangle":
+        if concept == "rectangle" and baseline_sa:
             row["sa_err_D"] = _sa_error(eps, X, y, queries, truth[:done], mask, seed)
         rows.append(row)
     curve = sorted((done, s[0]) for done, s in state.items())
@@ -169,13 +181,16 @@ def throughput(d, eps, gamma, seed, n_queries):
 def sample_sizes(cases):
     rows = []
     for eps, d, gamma in cases:
-        paper = perp_parameters(eps, DELTA, ALPHA, BETA, gamma, d, preset="paper")
-        practical = perp_parameters(eps, DELTA, ALPHA, BETA, gamma, d, preset="practical")
+        paper, practical, sharp = (perp_parameters(eps, DELTA, ALPHA, BETA, gamma, d, preset=p)
+                                   for p in ("paper", "practical", "sharp"))
         rows.append({
             "epsilon": int(eps), "d": d, "gamma": gamma,
             "n_paper": paper.initial_sample_size, "n_practical": practical.initial_sample_size,
+            "n_sharp": sharp.initial_sample_size,
             "ratio": paper.initial_sample_size / practical.initial_sample_size,
+            "ratio_sharp": practical.initial_sample_size / sharp.initial_sample_size,
             "t1_paper": paper.first_phase_length, "t1_practical": practical.first_phase_length,
+            "t1_sharp": sharp.first_phase_length,
         })
     return rows
 
@@ -188,26 +203,37 @@ def _plot(path, rows, curves, sizes):
 
     fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(16, 4.8), layout="constrained")
     colors = dict(zip(GAMMAS, ("tab:blue", "tab:orange", "tab:green"), strict=True))
-    eps = max(curves)[0]
+    eps = max(key[0] for key in curves if key[2] == "practical")
     for gamma in GAMMAS:
-        sel = [r for r in rows if r["estimator"] == "RectanglesPERP" and r["epsilon"] == eps
-               and r["gamma"] == gamma and r["adversary"] in ("challenge", "none")]
-        Ts, c = [r["T"] for r in sel], colors[gamma]
-        ax1.plot(Ts, [r["err_D"] for r in sel], "o-", color=c, label=f"PERP γ={gamma}")
-        ax1.plot(Ts, [r["sa_err_D"] for r in sel], "s--", color=c, alpha=0.6,
-                 label=f"S&A γ={gamma}")
-        ax1.plot(Ts, [r["erm_err_D"] for r in sel], ":", color=c, alpha=0.8,
-                 label=f"non-private ERM γ={gamma}")
-        for (e, g), curve in curves.items():
+        c = colors[gamma]
+        base = [r for r in rows if r["estimator"] == "RectanglesPERP" and r["epsilon"] == eps
+                and r["preset"] == "practical" and r["d"] == 2 and r["gamma"] == gamma
+                and r["adversary"] in ("challenge", "none")]
+        ax1.plot([r["T"] for r in base], [r["erm_err_D"] for r in base], ":", color=c,
+                 alpha=0.8, label=f"non-private ERM γ={gamma}")
+        for preset, e, marker in (("practical", eps, "o-"), ("sharp", 4, "^-")):
+            sel = [r for r in rows if r["estimator"] == "RectanglesPERP" and r["epsilon"] == e
+                   and r["preset"] == preset and r["d"] == 2 and r["gamma"] == gamma
+                   and r["adversary"] in ("challenge", "none")]
+            if not sel:
+                continue
+            Ts = [r["T"] for r in sel]
+            ax1.plot(Ts, [r["err_D"] for r in sel], marker, color=c,
+                     label=f"PERP {preset} ε={e:g} γ={gamma}")
+            ax1.plot(Ts, [r.get("sa_err_D", np.nan) for r in sel], "s--", color=c, alpha=0.6,
+                     label=f"S&A ε={e:g} γ={gamma}")
+        for (e, g, preset), curve in curves.items():
             if g == gamma:
                 done, phase = zip(*curve, strict=True)
-                ax2.step(done, phase, where="post", color=c, ls="-" if e == eps else "--",
-                         label=f"ε={e:g}, γ={gamma}")
+                ax2.step(done, phase, where="post", color=c,
+                         ls="-" if preset == "sharp" else "--",
+                         label=f"{preset} ε={e:g}, γ={gamma}")
     ax1.axhline(ALPHA, color="k", lw=0.8, ls="--", label="α")
     ax1.set_xscale("log")
     ax1.set_xlabel("queries T")
     ax1.set_ylabel("error on the D-queries (first T)")
-    ax1.set_title(f"rectangles d=2, ε={eps:g}: error on D vs T", fontsize=10)
+    ax1.set_title(f"rectangles d=2 (practical ε={eps:g}, sharp ε=4): error on D vs T",
+                  fontsize=10)
     ax1.legend(fontsize=6, ncol=2)
     ax2.set_xscale("log")
     ax2.set_xlabel("queries answered")
@@ -217,14 +243,14 @@ def _plot(path, rows, curves, sizes):
     palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for eps_s, color in zip(sorted({r["epsilon"] for r in sizes}), palette, strict=False):
         sel = [r for r in sizes if r["epsilon"] == eps_s and r["gamma"] == 0.5]
-        for preset, marker in (("paper", "o-"), ("practical", "s--")):
+        for preset, marker in (("paper", "o-"), ("practical", "s--"), ("sharp", "^:")):
             ax3.plot([r["d"] for r in sel], [r[f"n_{preset}"] for r in sel], marker,
                      color=color, label=f"{preset}, ε={eps_s:g}")
     ax3.set_yscale("log")
     ax3.set_xscale("log")
     ax3.set_xlabel("dimension d")
     ax3.set_ylabel("labelled rows for phase 1")
-    ax3.set_title("first-phase sample, γ=0.5: paper vs practical constants", fontsize=10)
+    ax3.set_title("first-phase sample, γ=0.5: paper / practical / sharp", fontsize=10)
     ax3.legend(fontsize=6, ncol=2)
     fig.savefig(path, dpi=90)
     plt.close(fig)
@@ -248,7 +274,7 @@ def main(argv=None):
 
     for eps in epsilons:
         for gamma in GAMMAS:
-            got, curves[(eps, gamma)] = section(
+            got, curves[(eps, gamma, "practical")] = section(
                 f"rect ε={eps:g} γ={gamma}",
                 lambda e=eps, g=gamma: run_stream(RectanglesPERPClassifier, e, g, "challenge",
                                                   2, t_grid, seed))
@@ -265,17 +291,28 @@ def main(argv=None):
                 lambda d=d, g=gamma: run_stream(DecisionStumpPERPClassifier, EPS_STUMP, g,
                                                 "challenge", d, t_single, seed,
                                                 concept="stump"))[0]
+    sharp_runs = [(4.0, 2, 0.5, True), (100.0, 2, 0.5, True), (100.0, 2, 1.0, True)]
+    if not quick:
+        sharp_runs += [(4.0, 2, 1.0, True), (1.0, 1, 0.5, False)]
+    for eps, d, gamma, with_sa in sharp_runs:
+        got, curves[(eps, gamma, "sharp")] = section(
+            f"sharp ε={eps:g} d={d} γ={gamma}",
+            lambda e=eps, d=d, g=gamma, sa=with_sa: run_stream(
+                RectanglesPERPClassifier, e, g, "challenge", d, t_grid, seed, preset="sharp",
+                baseline_sa=sa))
+        rows += got
     n_qps = 200_000 if quick else 1_000_000
     qps = {key: section(f"qps {key}", lambda k=key: throughput(*k, seed, n_qps))
            for key in ((2, 1000.0, 1.0), (2, 1000.0, 0.5), (2, 100.0, 1.0), (5, 1000.0, 1.0))}
-    size_cases = [(e, d, 0.5) for e in (1.0, 10.0, 100.0, 1000.0) for d in (1, 2, 5, 10)]
+    size_cases = [(e, d, 0.5) for e in (1.0, 4.0, 16.0, 100.0) for d in (1, 2, 5)]
+    size_cases += [(e, d, 0.5) for e in (10.0, 1000.0) for d in (2, 10)]
     size_cases += [(e, 2, g) for e in (1.0, 1000.0) for g in (1.0, 0.1)]
     if quick:
-        size_cases = [c for c in size_cases if c[0] == 1000.0]
+        size_cases = [c for c in size_cases if c[0] in (4.0, 1000.0)]
     sizes = section("sample sizes", lambda: sample_sizes(size_cases))
 
     columns = {
-        "estimator": "estimator", "d": "d", "epsilon": "ε", "gamma": "γ",
+        "estimator": "estimator", "preset": "preset", "d": "d", "epsilon": "ε", "gamma": "γ",
         "adversary": "adversary", "T": "T", "n": "labelled n", "t1": "t₁", "phase": "phase",
         "restarts": "restarts", "eps_spent": "ε spent", "delta_spent": "δ spent",
         "err_D": "err on D", "err_D_recent": "err on D (last 90 %)",
@@ -283,12 +320,13 @@ def main(argv=None):
     }
     size_columns = {
         "epsilon": "ε", "d": "d", "gamma": "γ", "n_paper": "n (paper)",
-        "n_practical": "n (practical)", "ratio": "paper / practical",
-        "t1_paper": "t₁ (paper)", "t1_practical": "t₁ (practical)",
+        "n_practical": "n (practical)", "n_sharp": "n (sharp)", "ratio": "paper / practical",
+        "ratio_sharp": "practical / sharp", "t1_paper": "t₁ (paper)",
+        "t1_practical": "t₁ (practical)", "t1_sharp": "t₁ (sharp)",
     }
     notes = [
         f"δ* = {DELTA:g}, α = {ALPHA}, β = {BETA}; labelled n = the first phase's need "
-        "(practical preset, no overrides); t₁ = phase-1 length (phase p: t₁·3^(p−1) "
+        "(the row's preset, no overrides); t₁ = phase-1 length (phase p: t₁·3^(p−1) "
         "queries); queries in blocks of 1000 growing to 5 % of the stream so far (≤ 50 000), "
         "the adversary sees the answers to the previous block; γ = 1: no adversary.",
         "err on D: error rate on the D-queries among the first T (Definition 3.1 asks ≤ α "

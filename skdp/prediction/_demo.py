@@ -45,39 +45,22 @@ def demo_row(rng, budget):
 def perp_demo_row(rng, budget):
     """Stemmer's PERP for an interval: 20 000 queries, half from an adaptive adversary.
 
-    At an ε the shared budget can afford (ε = 4), the practical preset's own
-    schedule would need ≈ 3·10⁷ labelled rows and phases of ≈ 1.6·10⁸ queries;
-    the row uses its explicit overrides for one phase of 20 000 queries instead —
-    ChallengeBT's minimum gap as the threshold, k clear of the Stopper's noise,
-    slices of 2Δ + σ·ln(8t/β) — which keep the privacy proof (ChallengeBT
-    refuses anything it does not cover) and lapse only the utility guarantee.
-    Spends (ε = 4, δ ≈ 2.5e-7) from ``budget``; runs in under a second.
+    At an ε the shared budget can afford (ε = 4), ``preset="sharp"`` (issue 16:
+    slices from a random partition, the svt Stopper, margin thresholds) needs
+    ≈ 1.1·10⁶ labelled rows for its own schedule — no overrides, so its utility
+    guarantee holds too (the practical preset would need ≈ 3·10⁷).
+    Spends (ε = 4, δ ≈ 1e-9) from ``budget``; runs in a few seconds (1.1·10⁶ rows).
     """
-    import math
-
     from ..datasets import RobustPEPStream, play_robust_pep
     from . import RectanglesPERPClassifier, perp_parameters
 
     eps, delta, alpha, beta, gamma, t1 = 4.0, 1e-6, 0.1, 0.05, 0.5, 20_000
-
-    def schedule(**overrides):
-        return perp_parameters(eps, delta, alpha, beta, gamma, 1, preset="practical",
-                               first_phase_length=t1, **overrides)
-
-    first = schedule(max_hard=1).phases[0]
-    k = math.ceil(2 * first.stopper_noise_scale * math.log(4 * (t1 + 1) / beta))
-    first = schedule(max_hard=k).phases[0]
-    overrides = {"first_phase_length": t1, "max_hard": k, "threshold": first.min_gap,
-                 "slice_size": math.ceil(2 * first.min_gap
-                                         + first.bt_noise_scale * math.log(8 * t1 / beta))}
-    n = schedule(**{key: v for key, v in overrides.items() if key != "first_phase_length"}
-                 ).initial_sample_size
+    n = perp_parameters(eps, delta, alpha, beta, gamma, 1, preset="sharp").initial_sample_size
     stream = RobustPEPStream(1, gamma=gamma, adversary="challenge", random_state=rng)
     X, y = stream.sample(n)
     clf = RectanglesPERPClassifier(epsilon=eps, delta=delta, alpha=alpha, beta=beta,
                                    gamma=gamma, classes=[0, 1], budget=budget,
-                                   random_state=rng,
-                                   **overrides).fit(X, y)
+                                   preset="sharp", random_state=rng).fit(X, y)
     result = play_robust_pep(clf, stream, t1, block_size=2_000)
     D, truth = result["from_D"], result["truth"]
     # Non-private: the smallest interval around the labelled positives.
