@@ -141,7 +141,7 @@ class OnlineDecisionListClassifier(DPWinnowClassifier):
     ----------
     max_length : int, default=2
         r, the longest decision list the margin is sized for (practical default).
-    epsilon, delta, n_rounds, beta, setting, max_updates, n_samples, threshold, \
+    epsilon, delta, n_rounds, beta, setting, max_updates, n_samples, threshold, window, \
 beyond_horizon, budget, random_state, classes
         As for :class:`DPWinnowClassifier`.
 
@@ -185,8 +185,9 @@ updates_exhausted_, n_rounds_seen_, privacy_spent_
     }
 
     def __init__(self, max_length=2, epsilon=1.0, delta=1e-6, n_rounds=None, beta=0.05, *,
-                 setting="practical", max_updates=None, n_samples=None, threshold=None,
-                 beyond_horizon="warn", budget=None, random_state=None, classes=None):
+                 setting="scheduled", max_updates=None, n_samples=None, threshold=None,
+                 window=None, beyond_horizon="warn", budget=None, random_state=None,
+                 classes=None):
         self.max_length = max_length
         self.epsilon = epsilon
         self.delta = delta
@@ -196,6 +197,7 @@ updates_exhausted_, n_rounds_seen_, privacy_spent_
         self.max_updates = max_updates
         self.n_samples = n_samples
         self.threshold = threshold
+        self.window = window
         self.beyond_horizon = beyond_horizon
         self.budget = budget
         self.random_state = random_state

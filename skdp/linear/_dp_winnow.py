@@ -1,5 +1,6 @@
-"""DP-Winnow (Bun & Fang, Alg 3): sparse vector picks the update rounds, and the
-released weights are the empirical distribution of m exponential-mechanism draws."""
+"""DP-Winnow (Bun & Fang, Alg 3): the released weights are the empirical distribution
+of m exponential-mechanism draws, redrawn at each update — updates on a public
+schedule (default, a practical variant) or where a sparse-vector instance fires."""
 
 import numbers
 import warnings
@@ -15,6 +16,8 @@ from ..exceptions import PrivacyWarning
 from ..mechanisms import AboveThreshold, exponential_mechanism
 from ._base import MultiplicativeWeightsMixin
 from ._parameters import solve_dp_winnow_parameters
+from ._schedule import solve_schedule
+from ._scheduled import ScheduledUpdatesMixin
 
 __all__ = ["DPWinnowClassifier"]
 
@@ -25,55 +28,70 @@ DEFAULT_STREAM_HORIZON = 10**6
 _SCORE_SENSITIVITY = 2.0
 
 
-class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
-                         ClassifierMixin, BaseEstimator):
+class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
+                         MultiplicativeWeightsMixin, ClassifierMixin, BaseEstimator):
     """Differentially private Winnow for online large-margin halfspaces (Bun & Fang, Alg 3).
 
-    Predicts with *released* weights w̃ only. Each row's prediction is checked
-    against its label; AboveThreshold (threshold L, budget ε̂, monotone sensitivity-1
-    queries) watches the count of mistakes since the last update. When it fires,
-    the first mistake cached since the last update gets a multiplicative update of
-    the private weights w ∝ exp(η·S), and w̃ becomes the empirical distribution of m
-    draws j ~ w (the exponential mechanism with scores S, sensitivity 2, ε = 4η).
-    After K updates the learner **stops updating** for good and keeps predicting
-    with its last released weights (``updates_exhausted_``; one
-    :class:`~skdp.exceptions.PrivacyWarning`). If AboveThreshold fires while no
-    mistake is cached (possible with a low threshold), the update is a no-op but
-    the weights are still redrawn, so what is released never depends on that event.
+    Predicts with *released* weights w̃ only: the empirical distribution of m draws
+    j ~ w, w ∝ exp(η·S) (the exponential mechanism with scores S, sensitivity 2,
+    ε = 4η), S = Σ ŷ·ẑ over the rows used for updates. When to update:
+
+    * ``setting="scheduled"`` (default; a practical variant with its own privacy
+      proof, Lemma S below): at the public rows B, 2B, …, KB. The update folds in the
+      first ≤ M mistakes of its window (a batched multiplicative-weights step) and
+      redraws w̃. No sparse vector: all of ε goes to the draws and, with an
+      intercept, to one noisy label count that warm-starts the learner at a
+      privately estimated constant. K = ⌈T/B⌉ is sized to the horizon; B, m, η, M come
+      from public quantities (:mod:`skdp.linear._schedule`). A **guard** computed
+      from (ε, δ, ρ, T, d) alone decides whether the learner can learn within T rows;
+      if not, ``fit`` warns and the estimator predicts the private constant instead
+      (``constant_fallback_``), spending all of ε on that one count.
+    * ``setting="practical"`` / ``"theory"`` (Alg 3): AboveThreshold (threshold L,
+      budget ε̂) watches the count of mistakes since the last update; when it fires,
+      the first cached mistake updates S and w̃ is redrawn. ``"theory"`` uses the
+      paper's constants (Thm 11–12); ``"practical"`` m = ⌈1/ρ⌉, L = 1/ε̂ and the
+      Thm 12 fixed point K. Both are kept as references: at realistic ε they stay at
+      chance level for 10⁶ rows (``benchmarks/results/winnow.md``).
+
+    After K updates the learner **stops updating** and keeps predicting with its last
+    released weights (``updates_exhausted_``; one
+    :class:`~skdp.exceptions.PrivacyWarning` when rows arrive after that).
 
     Parameters
     ----------
     epsilon : float, default=1.0
         ε of the whole stream (every prediction of every round).
     delta : float, default=1e-6
-        δ ∈ (0, 1) of the whole stream (the composition of K·(m + 1) mechanisms needs δ > 0).
+        δ ∈ (0, 1) of the whole stream.
     margin : float, default=0.1
-        ρ ∈ (0, 1], the assumed margin of the target (utility only: it sizes m and K).
+        ρ ∈ (0, 1], the assumed margin of the target (utility only: it sizes m, M, B
+        and the guard; K and L in the sparse-vector settings).
     n_rounds : int, optional
-        T, the horizon (utility only: through log(2T/β) in m and L with
-        ``setting="theory"``; the practical setting does not use it). ``None``:
-        ``len(X)`` in ``fit``, 10⁶ for a ``partial_fit`` stream.
+        T, the horizon (utility only): K = ⌈T/B⌉ windows for ``"scheduled"``;
+        log(2T/β) in m and L for ``"theory"``. ``None``: ``len(X)`` in ``fit``, 10⁶
+        for a ``partial_fit`` stream.
     beta : float, default=0.05
-        Failure probability β of the mistake bound (utility only).
-    setting : {"practical", "theory"}, default="practical"
-        ``"theory"``: K, m, η, ε̂, L of Thm 11–12 (K from the fixed point; refused
-        when it exceeds 10⁹ or ε ≥ 1). ``"practical"``: m = ⌈1/ρ⌉ (odd, ≤ 63), L = 1/ε̂
-        (practical choices, not the paper's) and K the Thm 12 fixed point for that m
-        and the calibrated η. See
-        :func:`~skdp.linear.solve_dp_winnow_parameters`.
+        Failure probability β of the mistake bound (``"theory"`` only).
+    setting : {"scheduled", "practical", "theory"}, default="scheduled"
+        When to update (above). See :func:`~skdp.linear.solve_dp_winnow_parameters`
+        for the sparse-vector settings.
     max_updates, n_samples : int, optional
-        Override K and m; privacy (ε̂, η) is recalibrated for them.
+        Override K and m; privacy (η, and ε̂) is recalibrated for them. With
+        ``"scheduled"`` an override also bypasses the guard's fallback.
     threshold : float, optional
-        Override the sparse-vector threshold L (any public value keeps privacy).
+        Override the sparse-vector threshold L (sparse-vector settings only).
+    window : int, optional
+        Override B, the rows per window (``"scheduled"`` only; bypasses the guard).
     confidence : float, default=0.5
         c of Lemma 13 (``"theory"`` only; the paper's value).
     beyond_horizon : {"warn", "raise"}, default="warn"
         Rows past ``n_rounds``. Privacy does not depend on T (it is capped by K), so
-        ``"warn"`` keeps learning under the same (ε, δ) and warns once that the
-        utility guarantee assumed T rows; ``"raise"`` refuses such a block
-        (ValueError, nothing spent or changed).
+        ``"warn"`` goes on under the same (ε, δ) and warns once that the utility
+        guarantee assumed T rows; ``"raise"`` refuses such a block (ValueError,
+        nothing spent or changed).
     fit_intercept, double_features : bool, default=True
-        Constant coordinate and (x, −x) doubling (Bun & Fang §4.3).
+        Constant coordinate and (x, −x) doubling (Bun & Fang §4.3). The scheduled
+        setting's label count, warm start and fallback need both.
     classes : array-like of shape (2,), default=None
         The label set, a **public** parameter: ``classes_`` is exactly
         ``np.unique(classes)`` whatever ``y`` holds (one label missing from ``y`` is
@@ -94,14 +112,18 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
         Effective released weights (w̃⁺ − w̃⁻) on x and on the bias.
     weights_ : ndarray of shape (n_coords,)
         The released w̃ (multiples of 1/m).
-    parameters_ : DPWinnowParameters
-        K, m, η, ε̂, L, the accounting used and the ε it certifies.
+    parameters_ : DPWinnowSchedule or DPWinnowParameters
+        The constants used, the guard's verdict (``learns``, ``rows_to_learn``) and
+        ``privacy_events`` (what the run costs, for :func:`skdp.accounting.account`).
     n_rounds_ : int
         The horizon T used.
     n_updates_ : int
-        Sparse-vector firings (= updates) so far, ≤ K.
+        Updates (= releases of w̃) so far, ≤ K.
     updates_exhausted_ : bool
         True once K updates were made: the learner no longer learns.
+    constant_fallback_ : bool
+        True when the guard ruled learning out and the estimator predicts the private
+        constant (``"scheduled"`` only).
     n_rounds_seen_ : int
         Rows consumed.
     privacy_spent_ : PrivacyCost
@@ -109,64 +131,104 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
 
     Notes
     -----
-    Which defaults are whose: ``confidence=0.5`` and, with ``setting="theory"``,
-    K, m, L and the ε̂ : η ratio are Bun & Fang's (Thm 11–12, Lemma 13).
-    ``setting="practical"`` (the default) keeps the paper's K fixed point but uses
-    m = ⌈1/ρ⌉ and L = 1/ε̂ — practical choices, because the paper's constants do not
-    update at all within 10⁶ rows for any ρ < 1 (see
-    :func:`~skdp.linear.solve_dp_winnow_parameters`). ``margin=0.1``, ``beta=0.05``,
-    ``delta=1e-6`` and the horizon policy are practical defaults. In both settings ε̂
-    and η come from the tight accountant, ≈ 2× the paper's two-layer split at the
-    same K (and K, the Thm 12 fixed point for that η, ≈ 4–5× smaller). Privacy is
-    (ε, δ) in every setting; only utility constants change.
+    Where it learns (``setting="scheduled"``, δ = 10⁻⁶, d = 100 features; the guard's
+    verdict, Y = learns within T rows; measured late error and cumulative mistakes
+    per cell are in ``benchmarks/results/winnow_map.md``)::
 
-    Internal, non-private state lives in private attributes that must not be released:
-    the exact scores and the online mistakes of the released weights (``_n_mistakes``,
-    computed from the private labels; an evaluation statistic for synthetic data).
+        T      ρ \\ ε   1  2  4  8  16
+        10⁵    1       Y  Y  Y  Y  Y
+               1/3     .  Y  Y  Y  Y
+               1/5     .  .  .  Y  Y
+               1/11    .  .  .  .  .
+        10⁶    1, 1/3, 1/5: Y at every ε;  1/11: only ε = 16
 
-    Even so the private learner is slow to learn: its mistake bound grows like
-    1/(ε⁴ρ⁶), and at ε ≤ 1 it stays near chance level for 10⁵–10⁶ rows on
-    margins ρ ≤ 1/3 (``benchmarks/winnow.py``). With a large margin (ρ = 1) and
-    ε = 4 it learns within ~10⁵ rows.
+    d enters only through ln d′ (d = 500 moves ρ = 1/5 at T = 10⁵ to ε = 16 only).
+    Elsewhere the estimator predicts the private constant and says so at ``fit``.
+    Decision lists of length r (:class:`OnlineDecisionListClassifier`) have margin
+    1, 1/5, 1/13, 1/29 for r = 1, 2, 3, 4: r = 1 learns everywhere above, r = 2
+    like ρ = 1/5, r = 3 only at T = 10⁶, ε = 16, r ≥ 4 nowhere on this map.
+
+    Defaults: ``confidence=0.5`` and the ``"theory"`` constants are Bun & Fang's;
+    everything else (the schedule, m = ⌈9/ρ²⌉, the guard's model, ``margin=0.1``,
+    ``delta=1e-6``) is a practical choice. Internal, non-private state lives in
+    private attributes that must not be released: the exact scores and the online
+    mistakes of the released weights (``_n_mistakes``, an evaluation statistic for
+    synthetic data).
 
     Privacy
     -------
     (ε, δ)-DP for the whole sequence of released weights and predictions, for
-    *every* stream — realizable or not — against neighbouring streams that differ in
-    one row: Bun & Fang, Thm 11 (Appendix C): at most K AboveThreshold instances
-    (ε̂-DP each) and mK exponential-mechanism draws (4η-bounded-range each — the paper
-    counts 2η, which holds only for {0, 1} features; skdp calibrates for 4η). ε̂ and η
-    are calibrated jointly by the tight accountant
-    (:func:`skdp.accounting.calibrate_plan`, the paper's relative weights); the
-    paper's split — each layer (ε/2, δ/2) by advanced composition — is
-    ``solve_dp_winnow_parameters(..., accounting="paper")``, and
-    ``parameters_.accounting`` / ``parameters_.privacy_events`` record what was used.
-    The cap K is enforced, not assumed.
-    ``fit`` and the first ``partial_fit`` of a stream charge (ε, δ); later
-    ``partial_fit`` calls continue the same release and cost nothing more. The
-    fitted object also holds *private* state needed to continue the stream (the
-    exact scores and a cached row): publish predictions or ``coef_``, not the
-    pickled estimator. Copies of a fitted stream share a ledger: continuing two
-    copies of one stream is refused (:class:`~skdp.exceptions.PrivacyError`).
+    *every* stream — realizable or not, with any margin, against an adaptive
+    adversary — w.r.t. streams that differ in one row (same length). ``fit`` and the
+    first ``partial_fit`` of a stream charge (ε, δ); later ``partial_fit`` calls
+    continue the same release and cost nothing more. The fitted object also holds
+    *private* state needed to continue the stream (exact scores, pending batch):
+    publish predictions or ``coef_``, not the pickled estimator. Copies of a fitted
+    stream share a ledger: continuing two copies of one stream is refused
+    (:class:`~skdp.exceptions.PrivacyError`).
+
+    *Sparse-vector settings* — Bun & Fang, Thm 11 (Appendix C, "view 2"): at most K
+    AboveThreshold instances (ε̂-DP each) and mK draws (4η-bounded-range each; the
+    paper counts 2η, which holds only for {0, 1} features), calibrated jointly by the
+    tight accountant (``accounting="paper"`` in the solver reproduces the paper's
+    split). The cap K is enforced, not assumed.
+
+    *Lemma S (scheduled).* Fix the public (T, B, K, m, M, η, ε_c, n_c). The release
+    (c̃, w̃₁, …, w̃_K) — c̃ a geometric count of positive labels among the first n_c
+    rows, w̃_k the m draws at the end of window k — is the adaptive composition of
+    one ε_c-DP mechanism and mK mechanisms that are each 4η-bounded-range; it is
+    therefore (ε, δ)-DP whenever the tight accountant certifies
+    [PureDP(ε_c), mK × BoundedRange(4η)] at (ε, δ), which is how η is chosen
+    (:func:`skdp.accounting.calibrate_plan`). Predictions and ``coef_`` are
+    post-processing.
+
+    *Proof.* Let the streams differ in row t*, in window i*. (1) The count has
+    sensitivity 1: Δ = 1 geometric noise is ε_c-DP. (2) Condition on the released
+    prefix (c̃, w̃₁, …, w̃_{k−1}); the adversary's rows are functions of it and agree
+    off t*. In window i ≤ k the predicting weights are w̃_{i−1}, fixed by the prefix,
+    so whether a row is a mistake depends on that row alone; the batch
+    G_i = Σ ŷ·ẑ over the first ≤ M mistakes of window i is identical on both streams
+    for i ≠ i*. In window i*, the mistake indicators differ at t* only, so the two
+    "first ≤ M" sets differ by at most t* entering and one other row leaving (or t*
+    changing its value): G_{i*} − G′_{i*} = a − b with a, b single-row terms in
+    [−1, 1]^{d′} or 0, ‖·‖_∞ ≤ 2. The warm start is a function of c̃ (in the prefix).
+    Hence the scores of release k differ by ‖S − S′‖_∞ ≤ 2, and a draw j ∝ exp(η S_j)
+    has log-likelihood ratio η(S_j − S′_j) − log(Z/Z′), whose range over j is ≤ 4η:
+    4η-bounded-range (Durfee & Rogers 2019). (3) After K windows nothing more is
+    drawn (enforced), and with the guard's fallback only the count is released
+    (ε_c = ε). Adaptive composition of (1) and (2) (bounded-range mechanisms compose
+    as (4η)²/8-zCDP each, Cesar & Rogers 2021; the accountant uses their exact
+    privacy-loss distribution) gives the claim. Nothing uses realizability, the
+    margin or the order of rows beyond the public window boundaries. ∎
+
+    Audited in ``tests/privacy/test_winnow_scheduled_audit.py`` with broken twins
+    (no cap, η calibrated per window, exact weights, noiseless count).
 
     Mistakes: with the paper's constants, for a ρ-margin stream, at most
     Õ(log³d · log^{5/2}(T/β) · log²(1/δ) / (ε⁴ρ⁶)) with probability 1 − 2β (Thm 12).
+    The scheduled setting has no proven bound; the guard's model and the measured map
+    are what it offers.
 
     References
     ----------
     M. Bun, W. Fang. Privately Learning Decision Lists and a Differentially Private
-    Winnow, 2025, Alg 3, Thm 11, Thm 12. Dwork & Roth 2014, §3.6 (sparse vector),
-    Thm 3.20 (advanced composition).
+    Winnow, 2025, Alg 3, Thm 11, Thm 12, Appendix C. Dwork & Roth 2014, §3.6 (sparse
+    vector). D. Durfee, R. Rogers. Practical differentially private top-k selection
+    with pay-what-you-get composition, NeurIPS 2019. M. Cesar, R. Rogers. Bounding,
+    concentrating, and truncating: unifying privacy loss composition for data
+    analytics, ALT 2021.
 
     Examples
     --------
     >>> import numpy as np
     >>> from skdp.linear import DPWinnowClassifier
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.choice([-1.0, 1.0], size=(5000, 10))
+    >>> X = rng.choice([-1.0, 1.0], size=(20000, 10))
     >>> y = (X[:, 0] > 0).astype(int)
-    >>> clf = DPWinnowClassifier(epsilon=4.0, margin=0.5, random_state=0).fit(X, y)
-    >>> clf.n_updates_ <= clf.parameters_.max_updates
+    >>> clf = DPWinnowClassifier(epsilon=4.0, margin=1.0, random_state=0).fit(X, y)
+    >>> clf.parameters_.learns, clf.constant_fallback_
+    (True, False)
+    >>> clf.score(X, y) > 0.95
     True
     >>> clf.privacy_spent_.epsilon
     4.0
@@ -178,7 +240,8 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
         "margin": [Interval(numbers.Real, 0, 1, closed="right")],
         "n_rounds": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "setting": [StrOptions({"practical", "theory"})],
+        "setting": [StrOptions({"scheduled", "practical", "theory"})],
+        "window": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "max_updates": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "n_samples": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "threshold": [Interval(numbers.Real, None, None, closed="neither"), None],
@@ -191,8 +254,8 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
     }
 
     def __init__(self, epsilon=1.0, delta=1e-6, margin=0.1, n_rounds=None, beta=0.05, *,
-                 setting="practical", max_updates=None, n_samples=None, threshold=None,
-                 confidence=0.5, beyond_horizon="warn", fit_intercept=True,
+                 setting="scheduled", max_updates=None, n_samples=None, threshold=None,
+                 window=None, confidence=0.5, beyond_horizon="warn", fit_intercept=True,
                  double_features=True, budget=None, random_state=None, classes=None):
         self.epsilon = epsilon
         self.delta = delta
@@ -203,6 +266,7 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
         self.max_updates = max_updates
         self.n_samples = n_samples
         self.threshold = threshold
+        self.window = window
         self.confidence = confidence
         self.beyond_horizon = beyond_horizon
         self.fit_intercept = fit_intercept
@@ -217,6 +281,18 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
 
     def _resolve_parameters(self, n_features, horizon):
         epsilon, delta = self._check_privacy_params()
+        if self.setting == "scheduled":
+            if self.threshold is not None:
+                raise ValueError(
+                    f"{type(self).__name__}: threshold is the sparse-vector threshold of "
+                    "setting='practical' or 'theory'; the scheduled setting has none.")
+            return epsilon, delta, solve_schedule(
+                epsilon, delta, float(self._margin_value(n_features)), int(horizon),
+                self._n_coords(n_features),
+                fit_intercept=bool(self.fit_intercept and self.double_features),
+                max_updates=self.max_updates, n_samples=self.n_samples, window=self.window)
+        if self.window is not None:
+            raise ValueError(f"{type(self).__name__}: window applies to setting='scheduled'.")
         params = solve_dp_winnow_parameters(
             epsilon, delta, self._margin_value(n_features), horizon,
             self._n_coords(n_features), beta=self.beta, confidence=self.confidence,
@@ -242,6 +318,13 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
             self._horizon_warned = False
             if beyond:
                 self._warn_horizon(horizon)
+            if not getattr(params, "learns", True) and params.max_updates == 0:
+                warnings.warn(
+                    f"{type(self).__name__} cannot learn within n_rounds={horizon} rows at "
+                    f"these public parameters ({params.reason}); it predicts a privately "
+                    "estimated constant instead (one noisy label count, all of ε). A "
+                    "larger ε, margin or horizon moves it into the region where it learns "
+                    "(see benchmarks/results/winnow.md).", UserWarning, stacklevel=5)
             return
         # Compare-and-swap: a stale copy (older pickle, deepcopy branch) is refused here,
         # before it touches its private state.
@@ -288,6 +371,10 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
     def _init_state(self, n_features):
         super()._init_state(n_features)
         self.updates_exhausted_ = False
+        self.constant_fallback_ = False
+        if self.parameters_.setting == "scheduled":
+            self._init_schedule()
+            return
         self._count = 0
         self._cache = None
         self._svt = self._new_svt()
@@ -297,6 +384,12 @@ class DPWinnowClassifier(PrivateEstimatorMixin, MultiplicativeWeightsMixin,
 
     def _frozen(self):
         return self.updates_exhausted_
+
+    def _consume(self, X, ys):
+        if self.parameters_.setting == "scheduled":
+            self._consume_scheduled(X, ys)
+        else:
+            super()._consume(X, ys)
 
     # ----------------------------------------------------------------- the loop
     def _scan(self, margins, ys, X, start):

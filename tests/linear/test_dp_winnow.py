@@ -14,7 +14,8 @@ from skdp.mechanisms import AboveThreshold, exponential_mechanism
 # The cap warning is asserted where it matters; elsewhere it is expected noise.
 pytestmark = pytest.mark.filterwarnings("ignore::skdp.exceptions.PrivacyWarning")
 
-SMALL = dict(epsilon=2.0, delta=1e-6, margin=0.5, max_updates=25, n_samples=5, threshold=3.0)
+SMALL = dict(epsilon=2.0, delta=1e-6, margin=0.5, max_updates=25, n_samples=5, threshold=3.0,
+             setting="practical")  # the sparse-vector path (Alg 3); scheduled: its own file
 
 
 def _stream(rng, n, d, noise=0.1):
@@ -131,7 +132,8 @@ def test_learns_a_large_margin_target_at_large_epsilon(rng):
     y = (X[:, 0] > 0).astype(int)
     scores, mistakes = [], []
     for seed in range(6):
-        clf = DPWinnowClassifier(epsilon=4.0, margin=1.0, random_state=seed, classes=[0, 1])
+        clf = DPWinnowClassifier(epsilon=4.0, margin=1.0, random_state=seed, classes=[0, 1],
+                                 setting="practical")  # scheduled: test_dp_winnow_scheduled
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyWarning)
             clf.fit(X, y)

@@ -33,6 +33,8 @@ PAPER_DEFAULT = {
 
 def _spent(p, delta=DELTA):
     """ε of p's run by the accountant's methods that are accurate for its plan."""
+    if p.setting == "scheduled":  # no sparse vector: a count and the draws
+        return account(p.privacy_events).epsilon(delta)
     return spent_epsilon(p.svt_epsilon, p.learning_rate, p.max_updates, p.n_samples, delta)
 
 

@@ -65,7 +65,7 @@ def test_online_decision_list_learns_and_exports(rng):
     fits = []
     for seed in range(6):
         clf = OnlineDecisionListClassifier(max_length=1, epsilon=4.0, random_state=seed,
-                                           classes=[0, 1])
+                                           classes=[0, 1], setting="practical")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyWarning)
             clf.fit(X, y)

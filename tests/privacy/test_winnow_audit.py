@@ -24,12 +24,16 @@ sample is drawn), and both directions are tested.
   firings. The same audit must catch it.
 * ``ExactWeights`` — releases w itself instead of the m-draw empirical
   distribution: deterministic in the differing row, caught at once.
+
+These run the sparse-vector path (``setting="practical"``); the default scheduled
+path has its own audit, ``test_winnow_scheduled_audit.py``.
 """
 
 import warnings
 
 import numpy as np
 import pytest
+from _winnow_audit_runs import one_feature_streams, run_recording
 
 from skdp.audit import audit_mechanism
 from skdp.exceptions import PrivacyWarning
@@ -39,7 +43,7 @@ from skdp.linear._base import softmax
 EPSILON, DELTA, ALPHA = 2.0, 1e-6, 1e-6
 N_ROWS = 80
 PARAMS = dict(epsilon=EPSILON, delta=DELTA, margin=1.0, max_updates=1, n_samples=1,
-              threshold=1.0, fit_intercept=False, n_rounds=N_ROWS)
+              threshold=1.0, fit_intercept=False, n_rounds=N_ROWS, setting="practical")
 
 
 class Uncapped(DPWinnowClassifier):
@@ -53,32 +57,14 @@ class ExactWeights(DPWinnowClassifier):
 
 
 def _streams():
-    X0 = np.zeros((N_ROWS, 1))
-    X0[0, 0] = 1.0
-    X1 = X0.copy()
-    X1[0, 0] = -1.0
+    X0, X1 = one_feature_streams(N_ROWS)
     return X0, X1, np.ones(N_ROWS, dtype=int)
 
 
 def _run(cls, X, y, seed, classes=(0, 1), params=PARAMS):
     """fit(X, y) minus the input validation (identical otherwise: see the test below);
     returns the fitted estimator and the mean of w̃[0] over every release."""
-    est = cls(**params, random_state=seed)
-    released = []
-    inner = est._release_weights
-
-    def recording(full_scores):
-        w = inner(full_scores)
-        released.append(w[0])
-        return w
-
-    est._release_weights = recording
-    est._start_stream(X, True, True)
-    est.classes_ = np.array(classes)
-    est._init_state(X.shape[1])
-    est._before_block(X.shape[0])
-    est._consume(X.astype(float), np.where(y == 1, 1.0, -1.0))
-    return est, float(np.mean(released))
+    return run_recording(cls, X, y, seed, params, classes)
 
 
 def _sampler(cls, params=PARAMS):

@@ -1,0 +1,121 @@
+"""DP-Winnow's scheduled loop: one release per public window of B rows.
+
+Within a window the predicting weights are fixed, so a window is one matrix–vector
+product; Python iterates once per window (plus once per ``partial_fit`` block).
+The privacy argument is in :class:`~skdp.linear.DPWinnowClassifier` (Lemma S).
+"""
+
+import math
+import warnings
+
+import numpy as np
+
+from ..exceptions import PrivacyWarning
+from ..mechanisms import geometric_mechanism
+from ._base import _prediction_errors
+
+__all__ = ["ScheduledUpdatesMixin"]
+
+
+class ScheduledUpdatesMixin:
+    """The ``setting="scheduled"`` stream of DP-Winnow (used by DPWinnowClassifier).
+
+    Needs ``parameters_`` (a :class:`~skdp.linear._schedule.DPWinnowSchedule`),
+    ``_scores``, ``_release_weights``, ``_child_rng`` and ``_cap`` from the host.
+    """
+
+    def _init_schedule(self):
+        self._in_window = 0
+        self._batch = np.zeros_like(self._scores)
+        self._batch_n = 0
+        self._positives = 0
+        self._prior = 0.0  # the warm start's bias score (kept apart from S)
+        self.constant_fallback_ = False
+        self._schedule_warned = False
+
+    def _segment_end(self):
+        p = self.parameters_
+        return p.window if p.max_updates > 0 else p.count_rows
+
+    def _consume_scheduled(self, X, ys):
+        p = self.parameters_
+        n, pos = X.shape[0], 0
+        while pos < n:
+            if self.updates_exhausted_ or self.constant_fallback_:
+                if self.updates_exhausted_:
+                    self._warn_after_schedule()
+                self._after_frozen_block(X[pos:], ys[pos:])
+                break
+            take = min(n - pos, self._segment_end() - self._in_window)
+            xs, yc = X[pos:pos + take], ys[pos:pos + take]
+            margins = self._margins(xs)
+            self._n_mistakes += _prediction_errors(margins, yc)
+            if self.n_updates_ == 0 and p.count_epsilon > 0:
+                self._positives += int(np.count_nonzero(yc > 0))
+            room = p.max_batch - self._batch_n
+            if room > 0:
+                # The first ≤ room mistakes of the window (zero margin counts, as sgn(0) ≠ y).
+                idx = np.flatnonzero(yc * margins <= 0)[:room]
+                if idx.size:
+                    self._fold(xs[idx], yc[idx])
+            self._in_window += take
+            pos += take
+            if self._in_window == self._segment_end():
+                self._end_window()
+        self.n_rounds_seen_ += n
+
+    def _fold(self, xs, yc):
+        """Add Σ ŷ·û over a window's update rows to the pending batch."""
+        d = xs.shape[1]
+        self._batch[:d] += yc @ xs
+        if self.fit_intercept:
+            self._batch[d] += yc.sum()
+        self._batch_n += yc.size
+
+    def _private_balance(self):
+        """2q̂ − 1 ∈ [−1, 1], q̂ the geometric-noised share of positive labels in the
+        count window: its sign is the private constant, its size how much better than
+        a coin that constant is."""
+        p = self.parameters_
+        noisy = geometric_mechanism(self._positives, p.count_epsilon,
+                                    random_state=self._child_rng(0, 0))
+        return float(np.clip(2.0 * noisy / p.count_rows - 1.0, -1.0, 1.0))
+
+    def _end_window(self):
+        p = self.parameters_
+        self._in_window = 0
+        if self.n_updates_ == 0 and p.count_epsilon > 0:
+            balance = self._private_balance()
+            if p.max_updates == 0:  # the guard: predict the private constant
+                half = self._scores.size
+                w = np.zeros(2 * half)
+                w[half - 1 if balance > 0 else 2 * half - 1] = 1.0
+                self._set_predicting_weights(w)
+                self.constant_fallback_ = True
+                return
+            # Warm start towards that constant, as strongly as the labels are unbalanced:
+            # at |2q̂ − 1| ≥ 1/2 the bias coordinate holds most of the mass (it predicts
+            # the constant), near a balanced stream the start stays near uniform.
+            strength = min(1.0, 2.0 * abs(balance)) * p.prior_strength
+            self._prior = math.copysign(strength, balance) / p.learning_rate
+        self._scores += self._batch
+        self._batch[:] = 0.0
+        self._batch_n = 0
+        scores = self._full_scores()
+        if self._prior:
+            half = self._scores.size
+            scores[half - 1] += self._prior
+            scores[-1] -= self._prior
+        self._set_predicting_weights(self._release_weights(scores))
+        self.n_updates_ += 1
+        if self.n_updates_ >= self._cap():
+            self.updates_exhausted_ = True
+
+    def _warn_after_schedule(self):
+        if not self._schedule_warned:
+            warnings.warn(
+                f"{type(self).__name__} made its {self.n_updates_} scheduled updates "
+                "(max_updates K = ⌈n_rounds/window⌉): to keep its privacy guarantee it "
+                "stops learning and keeps predicting with its last released weights.",
+                PrivacyWarning, stacklevel=7)
+            self._schedule_warned = True
