@@ -17,7 +17,8 @@ Also: breast cancer (569 rows) with logistic-regression teachers — too small f
 Yan's gap condition at these ε (reported as such), the baseline runs; and, for
 thresholds at ε = 1, T = 10⁵, the labelled n each method needs for 90 % accuracy.
 
-Run ``python benchmarks/private_prediction.py`` (full, < 10 min) or ``--quick``.
+Run ``python benchmarks/private_prediction.py`` (full, < 10 min) or ``--quick``;
+``--task 2d`` runs issue 16's realistic-n task instead (``_private_prediction_2d``).
 """
 
 import math
@@ -93,7 +94,8 @@ def run_yan(name, make, hyp, mode, cap, m, noise, eps, t_grid, seed):
     Xq, yq = make(rng, max(t_grid))
     start = time.perf_counter()
     clf = PrivatePredictor(hyp(), epsilon=eps, delta=DELTA, max_hard_queries=cap, mode=mode,
-                           random_state=seed).fit(X, y)
+                           planned_queries=max(t_grid), random_state=seed).fit(X, y)
+    k = clf.n_teachers_
     rows, done, preds, answered = [], 0, [], 0
     for T in t_grid:
         if answered == done:  # not yet exhausted
@@ -152,7 +154,12 @@ def n_for_90(eps, T, seed, quick):
 
 def main(argv=None):
     parser = make_parser(__doc__.splitlines()[0])
+    parser.add_argument("--task", choices=("classes", "2d"), default="classes")
     args = parser.parse_args(argv)
+    if args.task == "2d":
+        from _private_prediction_2d import main_2d
+
+        return main_2d(args)
     t_grid = (100, 1_000) if args.quick else T_GRID
     epsilons = (1.0,) if args.quick else EPSILONS
     rows = []

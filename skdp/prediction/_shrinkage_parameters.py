@@ -57,6 +57,7 @@ def _min_teachers(eps_bt, delta_bt, thresholds=(T_LOWER, T_UPPER), **calibration
             k += 1
 
 
+@functools.lru_cache(maxsize=256)
 def _tight_epsilon_bt(epsilon, delta, cap, delta_bt):
     """Largest ε_bt with ``cap × ApproxDP(ε_bt, δ_bt)`` within (ε, δ), by the accountant
     (:func:`skdp.accounting.calibrate_plan`; for one group of equal events it evaluates
@@ -203,6 +204,16 @@ def _stemmer_parameters(epsilon, delta, max_hard_queries, thresholds):
 
 
 @functools.lru_cache(maxsize=64)
+def _bsu_cumulative(eps_bt, delta_bt, cap, delta, accounting):
+    """Total ε at δ of the first 1, …, cap BSU instances, by the chosen accounting."""
+    if accounting == "paper":
+        return np.array([compose(eps_bt, delta_bt, i, delta, method="optimal").epsilon
+                         for i in range(1, cap + 1)])
+    return np.array([account([(ApproxDP(eps_bt, delta_bt), i)]).epsilon(delta)
+                     for i in range(1, cap + 1)])
+
+
+@functools.lru_cache(maxsize=256)
 def _shrinkage_parameters(epsilon, delta, max_hard_queries, accounting="tight",
                           thresholds=(T_LOWER, T_UPPER)):
     cap = int(max_hard_queries)
@@ -210,8 +221,6 @@ def _shrinkage_parameters(epsilon, delta, max_hard_queries, accounting="tight",
         delta_bt = delta / (2.0 * cap)
         eps_bt = calibrate(epsilon, delta, cap, method="optimal", step_delta=delta_bt).epsilon
         eps_bt = min(eps_bt, _BSU_MAX_EPSILON)
-        cumulative = np.array([compose(eps_bt, delta_bt, i, delta, method="optimal").epsilon
-                               for i in range(1, cap + 1)])
     else:
         best = None
         for fraction in _DELTA_FRACTIONS:
@@ -220,8 +229,7 @@ def _shrinkage_parameters(epsilon, delta, max_hard_queries, accounting="tight",
             candidate = (_min_teachers(e_bt, d_bt, thresholds), -e_bt, d_bt)
             best = candidate if best is None or candidate < best else best
         eps_bt, delta_bt = -best[1], best[2]
-        cumulative = np.array([account([(ApproxDP(eps_bt, delta_bt), i)]).epsilon(delta)
-                               for i in range(1, cap + 1)])
+    cumulative = _bsu_cumulative(eps_bt, delta_bt, cap, delta, accounting)
     cumulative = np.minimum(np.maximum.accumulate(cumulative), epsilon)
     return {
         "calibration": "bsu",

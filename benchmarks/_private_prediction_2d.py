@@ -1,0 +1,190 @@
+"""Issue 16's task for ``private_prediction.py --task 2d``: Yan's predictor at realistic n.
+
+X ~ N(0, I₂), y = 1[x₀ + 0.5·x₁ > 0.2], T = 2·10⁴ fresh queries, δ = 10⁻⁶. For each
+labelled n: Yan's predictor in ``mode="halfspace"``, the default oblivious mode
+(``Halfspaces(2)``) and with ``estimator=LogisticRegression()`` teachers, all with
+``planned_queries=T``; subsample-and-aggregate (``Halfspaces(2)`` teachers, planned for
+T queries); non-private ``LogisticRegression`` on all n rows. Refused queries count ½.
+Also: the smallest n on the grid whose mean accuracy reaches 0.9 for ε ∈ {0.5, 1, 2},
+and the sklearn-teacher mode's fit at n = 2·10⁵ and batched predict per query, each
+against ``LogisticRegression`` measured in the same run.
+"""
+
+import time
+import warnings
+
+import numpy as np
+from _report import output_dir, rng_for, write_report
+from sklearn.linear_model import LogisticRegression
+
+from skdp.hypotheses import Halfspaces
+from skdp.prediction import (
+    PrivatePredictor,
+    QueryBudgetExhaustedError,
+    SubsampleAggregatePredictor,
+)
+
+DELTA = 1e-6
+T = 20_000
+N_GRID = (1_000, 2_000, 3_000, 5_000, 10_000, 20_000, 50_000, 200_000)
+N90_GRID = (1_000, 2_000, 3_000, 5_000, 7_000, 10_000, 20_000, 50_000)
+METHODS = ("halfspace", "oblivious", "sklearn", "subsample", "nonprivate")
+
+
+def _data(rng, n):
+    X = rng.normal(size=(n, 2))
+    return X, (X[:, 0] + 0.5 * X[:, 1] > 0.2).astype(int)
+
+
+def _yan(method, eps, seed, T_planned):
+    common = dict(epsilon=eps, delta=DELTA, classes=[0, 1], random_state=seed,
+                  planned_queries=T_planned)
+    if method == "halfspace":
+        return PrivatePredictor(Halfspaces(2), mode="halfspace", **common)
+    if method == "oblivious":
+        return PrivatePredictor(Halfspaces(2), **common)
+    return PrivatePredictor(estimator=LogisticRegression(), **common)
+
+
+def run_one(method, n, eps, seed, n_queries=T):
+    """Accuracy, answered, hard queries, teachers, fit and predict seconds."""
+    rng = rng_for(seed, f"2d/{n}/{eps}")
+    X, y = _data(rng, n)
+    Xq, yq = _data(rng, n_queries)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # too-few-rows / fixed-seed notices
+        start = time.perf_counter()
+        if method == "nonprivate":
+            clf = LogisticRegression().fit(X, y)
+        elif method == "subsample":
+            clf = SubsampleAggregatePredictor(Halfspaces(2), epsilon=eps, delta=DELTA,
+                                              n_queries=n_queries, classes=[0, 1],
+                                              random_state=seed).fit(X, y)
+        else:
+            clf = _yan(method, eps, seed, n_queries).fit(X, y)
+        fit_s = time.perf_counter() - start
+        start = time.perf_counter()
+        try:
+            pred = clf.predict(Xq)
+        except QueryBudgetExhaustedError as exc:
+            pred = exc.answers
+        predict_s = time.perf_counter() - start
+    m = len(pred)
+    acc = (np.count_nonzero(pred == yq[:m]) + 0.5 * (n_queries - m)) / n_queries
+    return {
+        "acc": float(acc), "answered": m,
+        "hard": getattr(clf, "n_hard_queries_", 0) if method not in ("subsample",
+                                                                    "nonprivate") else 0,
+        "teachers": getattr(clf, "n_teachers_", 0),
+        "fit_s": fit_s, "predict_s": predict_s,
+    }
+
+
+def accuracy_curve(seeds, n_grid):
+    rows = []
+    for n in n_grid:
+        for method in METHODS:
+            runs = [run_one(method, n, 1.0, s) for s in seeds]
+            acc = np.array([r["acc"] for r in runs])
+            rows.append({
+                "n": n, "method": method, "acc_mean": float(acc.mean()),
+                "acc_sd": float(acc.std()), "acc_min": float(acc.min()),
+                "answered": float(np.mean([r["answered"] for r in runs])),
+                "hard": float(np.mean([r["hard"] for r in runs])),
+                "hard_max": int(max(r["hard"] for r in runs)),
+                "teachers": runs[0]["teachers"],
+                "fit_s": float(np.mean([r["fit_s"] for r in runs])),
+                "predict_s": float(np.mean([r["predict_s"] for r in runs])),
+            })
+            print(f"n={n} {method}: {acc.mean():.3f} ± {acc.std():.3f}", flush=True)
+    return rows
+
+
+def smallest_n(eps, seeds, grid, methods):
+    """Smallest n on ``grid`` whose mean accuracy over ``seeds`` is ≥ 0.9, per method."""
+    out = {}
+    for method in methods:
+        out[method] = None
+        for n in grid:
+            acc = np.mean([run_one(method, n, eps, s)["acc"] for s in seeds])
+            if acc >= 0.9:
+                out[method] = n
+                break
+    return out
+
+
+def timing(seed):
+    """sklearn-teacher mode vs LogisticRegression: fit at n = 2·10⁵, batched predict."""
+    rng = rng_for(seed, "2d/timing")
+    X, y = _data(rng, 200_000)
+    Xq, _ = _data(rng, T)
+    lr_fit = min(_timed(lambda: LogisticRegression().fit(X, y)) for _ in range(3))
+    lr = LogisticRegression().fit(X, y)
+    lr_pred = min(_timed(lambda: lr.predict(Xq)) for _ in range(5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yan_fit = min(_timed(lambda: _yan("sklearn", 1.0, seed, T).fit(X, y)) for _ in range(2))
+        clf = _yan("sklearn", 1.0, seed, T).fit(X, y)
+        clf.predict(Xq[:10])  # the stream has started (plan reserved)
+        yan_pred = _timed(lambda: clf.predict(Xq))
+    return {"lr_fit_s": lr_fit, "yan_fit_s": yan_fit, "fit_ratio": yan_fit / lr_fit,
+            "lr_predict_us": 1e6 * lr_pred / T, "yan_predict_us": 1e6 * yan_pred / T,
+            "predict_ratio": yan_pred / lr_pred, "hard_in_timed_stream": clf.n_hard_queries_}
+
+
+def _timed(fn):
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def main_2d(args):
+    quick = args.quick
+    seeds = (args.seed,) if quick else tuple(args.seed + i for i in range(3))
+    rows = accuracy_curve(seeds, (1_000, 3_000, 20_000) if quick else N_GRID)
+    n90 = {}
+    for eps in (1.0,) if quick else (0.5, 1.0, 2.0):
+        n90[eps] = smallest_n(eps, seeds[:2], (3_000, 20_000) if quick else N90_GRID,
+                              ("halfspace", "oblivious", "sklearn", "subsample"))
+        print(f"n for 0.9 at ε={eps}: {n90[eps]}", flush=True)
+    t = timing(args.seed)
+    columns = {"n": "labelled n", "method": "method", "acc_mean": "acc (mean)",
+               "acc_sd": "sd", "acc_min": "min", "answered": "answered",
+               "hard": "hard q. (mean)", "hard_max": "hard q. (max)",
+               "teachers": "teachers", "fit_s": "fit s", "predict_s": "predict s"}
+    notes = [
+        f"ε = 1, δ = {DELTA:g}, T = {T} fresh queries, {len(seeds)} seed(s); refused "
+        "queries count ½; Yan modes run with planned_queries = T.",
+        "smallest n on the grid with mean accuracy ≥ 0.9 (2 seeds): " + "; ".join(
+            f"ε={eps}: " + ", ".join(f"{m} {n}" for m, n in res.items())
+            for eps, res in n90.items()),
+        f"sklearn-teacher mode at n = 2·10⁵: fit {t['yan_fit_s']:.3f} s vs "
+        f"LogisticRegression.fit {t['lr_fit_s']:.3f} s (× {t['fit_ratio']:.1f}); batched "
+        f"predict {t['yan_predict_us']:.2f} µs/query vs {t['lr_predict_us']:.3f} µs/query "
+        f"(× {t['predict_ratio']:.0f}; {t['hard_in_timed_stream']} hard queries in the "
+        "timed stream).",
+    ]
+
+    def plot(path):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(7, 4.5), layout="constrained")
+        for method in METHODS:
+            sel = [r for r in rows if r["method"] == method]
+            ax.errorbar([r["n"] for r in sel], [r["acc_mean"] for r in sel],
+                        yerr=[r["acc_sd"] for r in sel], marker="o", capsize=2, label=method)
+        ax.axhline(0.9, color="grey", lw=0.8, ls=":")
+        ax.set_xscale("log")
+        ax.set_xlabel("labelled n")
+        ax.set_ylabel(f"accuracy on T = {T} queries")
+        ax.set_title("X ~ N(0, I₂), y = 1[x₀ + 0.5x₁ > 0.2], ε = 1", fontsize=10)
+        ax.legend(fontsize=8)
+        fig.savefig(path, dpi=90)
+        plt.close(fig)
+
+    write_report("private_prediction_2d", rows, columns, out_dir=output_dir(args),
+                 title="Private prediction at realistic n (issue 16): 2-D halfspace",
+                 notes=notes, plot=plot)
