@@ -4,11 +4,14 @@ Build (from the repository root, after ``pip install ".[docs]"``)::
 
     python -m sphinx -W --keep-going -b html docs docs/_build/html
 
-The example gallery is rendered but *not executed* by default, so the build is
-fast and deterministic in CI. Set ``SKDP_DOCS_RUN_EXAMPLES=1`` to execute the
-``plot_*`` examples and embed their figures and output.
+Set ``SKDP_DOCS_RUN_EXAMPLES=1`` to execute the ``plot_*`` examples and embed
+their figures and output (CI does; each example runs in well under a minute);
+without it the gallery shows the code only. Executed examples save their figures
+(``skdp.output.figure_path``) under ``docs/_build/examples_output``.
 
-No extension here needs the network (intersphinx is deliberately not enabled).
+Neither the build nor the built pages need the network: intersphinx is not
+enabled, and formulas are rendered by a copy of MathJax shipped inside the html
+(``sphinx-mathjax-offline``), not by a CDN.
 """
 
 import os
@@ -44,6 +47,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # ships MathJax into _static: math renders offline
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]
@@ -66,11 +70,14 @@ numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 numpydoc_validation_checks = set()
 
-# MathJax is loaded from a CDN by the *browser*; the build itself needs no network.
+# MathJax: ``sphinx-mathjax-offline`` copies MathJax 3 into ``_static/mathjax`` and
+# points ``mathjax_path`` there, so the built pages render formulas without network.
 
 # -- Example gallery (sphinx-gallery) ----------------------------------------
 
 RUN_EXAMPLES = os.environ.get("SKDP_DOCS_RUN_EXAMPLES", "0").strip() == "1"
+# Executed examples save their figures here (skdp.output.figure_path), not in examples/.
+os.environ.setdefault("SKDP_OUTPUT_DIR", str(DOCS_DIR / "_build" / "examples_output"))
 
 sphinx_gallery_conf = {
     "examples_dirs": str(REPO_ROOT / "examples"),
@@ -86,6 +93,9 @@ sphinx_gallery_conf = {
     "matplotlib_animations": False,
     "image_scrapers": ("matplotlib",),
     "min_reported_time": 1,
+    # The summary page of execution times loads its table script from a CDN; the
+    # docs stay offline without it (each example's page shows its own time).
+    "write_computation_times": False,
 }
 
 # -- HTML output ---------------------------------------------------------------
@@ -100,8 +110,10 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
-html_sidebars = {"index": [], "auto_examples/index": []}
+html_sidebars = {"index": [], "auto_examples/index": [], "api/generated/*": []}
 html_show_sourcelink = False
+html_static_path = ["_static"]
+html_css_files = ["skdp.css"]
 
 # -- Docstring pre-processing ----------------------------------------------------
 #
@@ -109,9 +121,9 @@ html_show_sourcelink = False
 # and some a "Utility" section.
 # numpydoc knows only its fixed set of sections and silently *drops* any other one
 # (it emits a plain Python UserWarning, which ``sphinx -W`` does not see). The
-# guarantee is the most important part of a mechanism's docs, so we rewrite that
-# section (and "Utility") into an admonition placed at the end of the extended summary,
-# *before* numpydoc parses the docstring.
+# guarantee is the most important part of a mechanism's docs, so *before* numpydoc
+# parses the docstring we rewrite "Privacy" into a short summary box before Parameters
+# plus the full argument at the start of Notes, and "Utility" into a box in Notes.
 
 _SECTION_UNDERLINE = re.compile(r"^(-{3,}|={3,})$")
 
@@ -128,43 +140,164 @@ def _is_section_header(lines, i):
     )
 
 
-# skdp-specific docstring sections, rendered as admonitions of the same title.
+# skdp-specific docstring sections (see CONTRIBUTING.md).
 CUSTOM_SECTIONS = ("Privacy", "Utility")
 
+# A class page shows a *short* privacy summary before Parameters and the full,
+# paper-level argument after them (inside the numpydoc "Notes" section). The summary
+# is the section's first paragraph when that is short, else its first sentence
+# (cut at the first top-level ". " or ": "), else its first SUMMARY_WORDS words.
+SUMMARY_WORDS = 60
+_ABBREVIATIONS = ("al", "Thm", "Def", "App", "Alg", "Eq", "Sec", "Prop", "Cor", "e.g", "i.e",
+                  "cf", "vs", "resp", "Fig", "Ch", "p", "pp", "No", "Lem")
 
-def privacy_section_to_admonition(app, what, name, obj, options, lines):
-    """Turn every ``Privacy`` (or other custom) section into an admonition."""
-    while True:
-        start = next(
-            (
-                i
-                for i in range(len(lines) - 1)
-                if lines[i].strip() in CUSTOM_SECTIONS and _is_section_header(lines, i)
-            ),
-            None,
-        )
-        if start is None:
-            return
-        end = start + 2
-        while end < len(lines) and not _is_section_header(lines, end):
-            end += 1
-        body = lines[start + 2 : end]
-        while body and not body[0].strip():
-            body.pop(0)
-        while body and not body[-1].strip():
-            body.pop()
-        title = lines[start].strip()
-        del lines[start:end]
-        css = "important" if title == "Privacy" else "note"
-        block = [f".. admonition:: {title}", f"   :class: {css}", ""]
-        block += ["   " + line if line.strip() else "" for line in body]
-        block += [""]
-        first_section = next(
-            (i for i in range(len(lines)) if _is_section_header(lines, i)), len(lines)
-        )
-        if first_section > 0 and lines[first_section - 1].strip():
-            block.insert(0, "")
-        lines[first_section:first_section] = block
+
+def _section_bounds(lines, title):
+    """(start, end) line indices of the first numpydoc section ``title``, or None."""
+    start = next(
+        (
+            i
+            for i in range(len(lines) - 1)
+            if lines[i].strip() == title and _is_section_header(lines, i)
+        ),
+        None,
+    )
+    if start is None:
+        return None
+    end = start + 2
+    while end < len(lines) and not _is_section_header(lines, end):
+        end += 1
+    return start, end
+
+
+def _strip_blank_edges(body):
+    body = list(body)
+    while body and not body[0].strip():
+        body.pop(0)
+    while body and not body[-1].strip():
+        body.pop()
+    return body
+
+
+def _sentences(text):
+    """Split at top-level sentence ends (". " + capital, at least 6 words) and at
+    ": " after at least 12 words (not inside brackets or ``literals``)."""
+    depth, quote, start = 0, False, 0
+    for k, char in enumerate(text):
+        if char == "`":
+            quote = not quote
+        if quote:
+            continue
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and k + 2 < len(text) and text[k + 1] == " " and char in ".:":
+            head = text[start:k]
+            word = head.rsplit(" ", 1)[-1].lstrip("(")
+            if char == "." and (word in _ABBREVIATIONS or not text[k + 2].isupper()):
+                continue
+            if len(head.split()) >= (6 if char == "." else 12):
+                yield head.strip() + "."
+                start = k + 2
+    if text[start:].strip():
+        yield text[start:].strip()
+
+
+# A summary must state the guarantee: it runs up to the first sentence that names it.
+_GUARANTEE = re.compile(r"DP\b|[Pp]rivate|[Pp]rivacy|everlasting")
+
+
+def _first_sentence(text):
+    """The first sentences of ``text`` up to and including one that names the
+    guarantee (the whole first sentence if none does)."""
+    sentences = list(_sentences(text))
+    for k, sentence in enumerate(sentences):
+        if _GUARANTEE.search(sentence):
+            return " ".join(sentences[: k + 1])
+    return sentences[0] if sentences else text
+
+
+def privacy_summary(body):
+    """The short privacy statement shown before Parameters (rST, one paragraph).
+
+    Returns ``(summary, complete)`` where ``complete`` says the summary is the whole
+    section (then the section is not repeated after Parameters)."""
+    paragraphs, current = [], []
+    for line in body:
+        if line.strip():
+            current.append(line.strip())
+        elif current:
+            paragraphs.append(current)
+            current = []
+    if current:
+        paragraphs.append(current)
+    if not paragraphs:
+        return "", True
+    first = " ".join(paragraphs[0])
+    plain = not any(line.startswith(("..", "* ", "- ", ">>>")) for line in paragraphs[0])
+    if plain and len(first.split()) <= SUMMARY_WORDS:
+        return first, len(paragraphs) == 1
+    summary = _first_sentence(first) if plain else ""
+    words = summary.split()
+    if len(words) > SUMMARY_WORDS:
+        # Cut at a word where inline markup (``code``, *emphasis*) and brackets close.
+        def is_open(head):
+            return any(head.count(c) % 2 for c in "`*") or head.count("(") > head.count(")")
+
+        cut = SUMMARY_WORDS
+        while cut > 0 and is_open(" ".join(words[:cut])):
+            cut -= 1
+        summary = " ".join(words[:cut]) + " …"
+    return summary, False
+
+
+def _indented(body):
+    return ["   " + line if line.strip() else "" for line in body]
+
+
+def _insert_before_first_section(lines, block):
+    first_section = next((i for i in range(len(lines)) if _is_section_header(lines, i)), len(lines))
+    if first_section > 0 and lines[first_section - 1].strip():
+        block = ["", *block]
+    lines[first_section:first_section] = block
+
+
+def _append_to_notes(lines, block):
+    """Put ``block`` at the start of the Notes section (created if missing)."""
+    notes = _section_bounds(lines, "Notes")
+    if notes is None:
+        while lines and not lines[-1].strip():
+            lines.pop()
+        lines += ["", "Notes", "-----", "", *block]
+    else:
+        lines[notes[0] + 2 : notes[0] + 2] = ["", *block]
+
+
+def privacy_sections(app, what, name, obj, options, lines):
+    """Render ``Privacy`` as a short summary box before Parameters plus the full
+    argument in Notes, and ``Utility`` in Notes (numpydoc would drop both)."""
+    found = {}
+    for title in CUSTOM_SECTIONS:
+        bounds = _section_bounds(lines, title)
+        if bounds is not None:
+            found[title] = _strip_blank_edges(lines[bounds[0] + 2 : bounds[1]])
+            del lines[bounds[0] : bounds[1]]
+    notes = []
+    if "Privacy" in found:
+        summary, complete = privacy_summary(found["Privacy"])
+        more = "" if complete else " The full argument is in *Privacy: the argument* under Notes."
+        box = [".. admonition:: Privacy", "   :class: important skdp-privacy-summary", ""]
+        box += _indented([summary + more, ""])
+        _insert_before_first_section(lines, box)
+        if not complete:
+            notes += [".. admonition:: Privacy: the argument", "   :class: important", ""]
+            notes += [*_indented(found["Privacy"]), ""]
+    if "Utility" in found:
+        notes += [".. admonition:: Utility", "   :class: note", ""]
+        notes += [*_indented(found["Utility"]), ""]
+    if notes:
+        _append_to_notes(lines, notes)
 
 
 # Docstrings use plain-text maths such as ``exp(-|z| / b)``; in reStructuredText a
@@ -233,6 +366,6 @@ def _register_privacy_section():
 def setup(app):
     _register_privacy_section()
     # numpydoc's own handler runs at the default priority 500; run before it.
-    app.connect("autodoc-process-docstring", privacy_section_to_admonition, priority=400)
+    app.connect("autodoc-process-docstring", privacy_sections, priority=400)
     app.connect("autodoc-process-docstring", escape_absolute_value_bars, priority=410)
     app.connect("builder-inited", _numpydoc_warnings_to_sphinx)

@@ -1,0 +1,219 @@
+"""The documentation a newcomer sees: sources checked always, the built site in a browser.
+
+The source checks run in the default suite (a few seconds: the quickstart fits one
+small model). The browser test needs a built site (``docs/_build/html``, or
+``$SKDP_DOCS_HTML``) and Debian's ``chromium``; without either it is skipped with the
+reason. CI (``.ci/run``) builds the docs, then runs this file, so it really runs
+there; the screenshots it saves under ``docs/_build/screenshots`` are the artifacts
+to look at.
+"""
+
+import importlib.util
+import inspect
+import os
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from sklearn.base import BaseEstimator
+
+import skdp
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+HTML = Path(os.environ.get("SKDP_DOCS_HTML", DOCS / "_build" / "html"))
+SCREENSHOTS = DOCS / "_build" / "screenshots"
+CLASS_PAGE = "api/generated/skdp.decision_list.DPDecisionListClassifier.html"
+
+ESTIMATORS = sorted(
+    name
+    for name in skdp.__all__
+    if inspect.isclass(getattr(skdp, name)) and issubclass(getattr(skdp, name), BaseEstimator)
+)
+
+
+def _index_rst():
+    return (DOCS / "index.rst").read_text(encoding="utf-8")
+
+
+def _section(text, title):
+    """The body of the reST section ``title`` (up to the next underlined title)."""
+    pattern = rf"^{re.escape(title)}\n-+\n(.*?)(?=^\S[^\n]*\n[-=]+\n|\Z)"
+    match = re.search(pattern, text, re.S | re.M)
+    assert match, f"no section {title!r} in docs/index.rst"
+    return match.group(1)
+
+
+# -- sources -------------------------------------------------------------------
+
+
+def test_landing_page_table_lists_every_exported_estimator():
+    table = _section(_index_rst(), "Estimators")
+    missing = [name for name in ESTIMATORS if f":class:`~skdp.{name}`" not in table]
+    assert ESTIMATORS and not missing, f"estimators missing from the landing table: {missing}"
+
+
+def test_landing_page_quickstart_runs(tmp_path, monkeypatch):
+    body = _section(_index_rst(), "Quickstart")
+    block = re.search(r"\.\. code-block:: python\n\n((?:   .*\n|\n)+)", body)
+    assert block, "no python code block in the Quickstart"
+    code = "\n".join(line[3:] for line in block.group(1).splitlines())
+    lines = [line for line in code.splitlines() if line.strip()]
+    assert len(lines) <= 14, f"the quickstart has {len(lines)} lines"
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "docs/index.rst quickstart", "exec"), {})
+
+
+def test_docs_figures_exist():
+    for rst in [DOCS / "index.rst", *sorted((DOCS / "user_guide").glob("*.rst"))]:
+        for target in re.findall(r"^\.\. (?:figure|image):: (\S+)", rst.read_text("utf-8"), re.M):
+            assert (rst.parent / target).is_file(), f"{rst.name}: missing figure {target}"
+
+
+def test_every_example_saves_its_figure_under_its_own_name():
+    examples = sorted((ROOT / "examples").glob("plot_*.py"))
+    assert examples
+    for path in examples:
+        calls = re.findall(r"figure_path\(\"([^\"]+)\"\)", path.read_text("utf-8"))
+        assert calls == [path.stem], f"{path.name} saves {calls}, expected [{path.stem!r}]"
+
+
+def _conf(monkeypatch, tmp_path):
+    monkeypatch.setenv("SKDP_OUTPUT_DIR", str(tmp_path))  # conf.py sets it by default
+    spec = importlib.util.spec_from_file_location("skdp_docs_conf", DOCS / "conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+    return conf
+
+
+def test_math_is_rendered_offline(monkeypatch, tmp_path):
+    conf = _conf(monkeypatch, tmp_path)
+    assert "sphinx-mathjax-offline" in conf.extensions
+    assert "sphinx-mathjax-offline" in (ROOT / "pyproject.toml").read_text("utf-8")
+
+
+def test_privacy_section_summary_before_parameters_and_argument_in_notes(
+    monkeypatch, tmp_path
+):
+    conf = _conf(monkeypatch, tmp_path)
+    argument = " ".join(["word"] * 80)
+    lines = [
+        "Summary line.",
+        "",
+        "Privacy",
+        "-------",
+        "(ε, δ)-DP for the whole stream against neighbours that differ in one row "
+        "(Paper, Thm 1): " + argument + ".",
+        "",
+        "Second paragraph of the proof.",
+        "",
+        "Parameters",
+        "----------",
+        "x : int",
+        "    A parameter.",
+    ]
+    conf.privacy_sections(None, "class", "X", None, None, lines)
+    text = "\n".join(lines)
+    summary = text.index(".. admonition:: Privacy\n")
+    assert summary < text.index("Parameters\n----------") < text.index("Notes\n-----")
+    assert text.index("Notes\n-----") < text.index(".. admonition:: Privacy: the argument")
+    box = text[summary : text.index("Parameters\n")]
+    assert "the whole stream" in box and "word word" not in box
+    assert "Second paragraph of the proof." in text.split("Notes\n-----")[1]
+
+
+# -- the built site, in a real browser ----------------------------------------
+
+
+def _chromium():
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _browser_or_skip():
+    # .ci/run sets SKDP_REQUIRE_DOCS_BROWSER=1 after building the docs: fail, not skip.
+    missing = pytest.fail if os.environ.get("SKDP_REQUIRE_DOCS_BROWSER") == "1" else pytest.skip
+    if not (HTML / "index.html").is_file():
+        missing(
+            f"no built docs at {HTML}: build them first (python -m sphinx -W -b html docs "
+            "docs/_build/html) or set SKDP_DOCS_HTML; .ci/run does this before running this test"
+        )
+    browser = _chromium()
+    if browser is None:
+        missing("no chromium: apt-get install -y chromium (.ci/run installs it)")
+    return browser
+
+
+def _chromium_run(browser, page, *args):
+    # --proxy-server to a closed port: any network request fails, so whatever
+    # renders, renders offline.
+    command = [
+        browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+        "--proxy-server=127.0.0.1:9", "--virtual-time-budget=15000", *args,
+        (HTML / page).as_uri(),
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
+
+
+class _VisibleText(HTMLParser):
+    """Text of a DOM outside <script>, <style> and MathJax's own output."""
+
+    SKIP = {"script", "style", "mjx-container", "mjx-assistive-mml"}
+
+    def __init__(self):
+        super().__init__()
+        self.depth, self.parts, self.mathjax = 0, [], 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "mjx-container":
+            self.mathjax += 1
+        if tag in self.SKIP:
+            self.depth += 1
+
+    def handle_endtag(self, tag):
+        if tag in self.SKIP:
+            self.depth = max(self.depth - 1, 0)
+
+    def handle_data(self, data):
+        if not self.depth:
+            self.parts.append(data)
+
+
+def _render(browser, page, screenshot, height):
+    dom = _chromium_run(browser, page, "--dump-dom")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    _chromium_run(browser, page, f"--window-size=1280,{height}", f"--screenshot={screenshot}")
+    assert screenshot.is_file() and screenshot.stat().st_size > 10_000
+    parser = _VisibleText()
+    parser.feed(dom)
+    return dom, "".join(parser.parts), parser.mathjax
+
+
+def test_landing_page_in_browser():
+    browser = _browser_or_skip()
+    source = (HTML / "index.html").read_text("utf-8")
+    assert "mathjax/tex-chtml.js" in source and "cdn.jsdelivr" not in source
+    dom, text, rendered = _render(browser, "index.html", SCREENSHOTS / "landing.png", 3400)
+    assert "\\(" not in text and "\\[" not in text, "raw LaTeX left on the landing page"
+    assert rendered >= source.count('class="math') >= 1, "formulas not rendered by MathJax"
+    table = re.search(r'<table[^>]*skdp-estimator-table.*?</table>', dom, re.S)
+    assert table, "the estimator table is not on the landing page"
+    missing = [name for name in ESTIMATORS if name not in table.group(0)]
+    assert not missing, f"not in the rendered estimator table: {missing}"
+    assert re.search(r'<img[^>]+decision_lists\.png', dom), "the landing figure is missing"
+
+
+def test_class_page_in_browser():
+    browser = _browser_or_skip()
+    dom, text, _ = _render(browser, CLASS_PAGE, SCREENSHOTS / "class_page.png", 1400)
+    assert "\\(" not in text, "raw LaTeX left on the class page"
+    title = re.search(r"<h1[^>]*>(.*?)</h1>", dom, re.S)
+    assert title and "DPDecisionListClassifier" in re.sub(r"<[^>]+>", "", title.group(1))
+    summary = dom.find("skdp-privacy-summary")
+    parameters = dom.find(">Parameters<")
+    argument = dom.find('admonition-title">Privacy: the argument<')
+    assert -1 < summary < parameters < argument, "privacy summary / Parameters / argument order"
