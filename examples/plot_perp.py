@@ -22,8 +22,9 @@ A word on ε: Stemmer's construction needs a large sample at small ε — each
 copy's slice must hold m ≈ k points, and its BetweenThresholds noise grows like
 √(k·ln(1/δ))/ε, so k ∝ polylog(1/δ)/ε². At ε = 1 the practical preset asks for
 about 7.5·10⁹ labelled rows in the plane, the ``"sharp"`` preset (slices from a
-random partition, the svt Stopper, margin thresholds; issue 16) for about 10⁸.
-We use ``preset="sharp"`` at ε = 4: about 6·10⁶ labelled rows.
+random partition, the svt Stopper, margin thresholds, the initial sample at
+δ(0) = δ*/4; issue 16) for about 3.9·10⁷. We use ``preset="sharp"`` at ε = 4:
+about 2.4·10⁶ labelled rows.
 """
 
 # %%

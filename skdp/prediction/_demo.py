@@ -47,9 +47,9 @@ def perp_demo_row(rng, budget):
 
     At an ε the shared budget can afford (ε = 4), ``preset="sharp"`` (issue 16:
     slices from a random partition, the svt Stopper, margin thresholds) needs
-    ≈ 1.1·10⁶ labelled rows for its own schedule — no overrides, so its utility
+    ≈ 4.7·10⁵ labelled rows for its own schedule — no overrides, so its utility
     guarantee holds too (the practical preset would need ≈ 3·10⁷).
-    Spends (ε = 4, δ ≈ 1e-9) from ``budget``; runs in a few seconds (1.1·10⁶ rows).
+    Spends (ε = 4, δ ≈ 2.5e-7: δ(0) = δ*/4) from ``budget``; runs in about a second.
     """
     from ..datasets import RobustPEPStream, play_robust_pep
     from . import RectanglesPERPClassifier, perp_parameters

@@ -16,7 +16,13 @@ import numpy as np
 from .._validation import check_delta, check_epsilon
 from ..accounting import DeltaSchedule
 from ..exceptions import PrivacyParameterError
-from ._perp_sharp import parts, sharp_checks, solve_sharp_phase
+from ._perp_sharp import (
+    parts,
+    sharp_checks,
+    solve_initial_copies,
+    solve_sharp_phase,
+    strip_rows,
+)
 
 __all__ = ["PERPParameters", "PhaseParameters", "perp_parameters"]
 
@@ -89,6 +95,13 @@ class PERPParameters:
     delta_schedule: DeltaSchedule = field(repr=False)
     phases: tuple = field(repr=False)
     overrides: tuple = field(default=(), repr=False)
+    #: "sharp": the initial sample's own copies (at δ(0) = δ*/4); else None.
+    initial_copies: PhaseParameters = field(default=None, repr=False)
+
+    @property
+    def initial_delta(self):
+        """δ(0): the initial sample's δ (δ_1, or δ*/4 for "sharp")."""
+        return (self.initial_copies or self.phases[0]).delta
 
     def _column(self, name, dtype=float):
         return np.array([getattr(q, name) for q in self.phases], dtype=dtype)
@@ -144,7 +157,7 @@ class PERPParameters:
         total = sum(q.length * q.delta for q in self.phases)
         if not total <= self.delta / 2:
             out.append(f"Σ_p t_p·δ_p = {total:g} > δ*/2")
-        if not self.phases[0].delta + sched.delta_star <= self.delta:
+        if not self.initial_delta + sched.delta_star <= self.delta:
             out.append("δ(0) + Σ_i δ(i) > δ*")
         d = self.n_features
         for q in self.phases:
@@ -154,6 +167,12 @@ class PERPParameters:
                 checks = [(q.delta <= sched.phase_delta(p, q.length) * (1 + 1e-12),
                            "δ_p ≤ schedule")]
                 checks += sharp_checks(q, self.phase(p + 1), d, self.gamma, not self.overrides)
+                if p == 1:
+                    init = self.initial_copies
+                    checks += [(ok, f"initial copies: {name}") for ok, name in
+                               sharp_checks(init, None, d, self.gamma, not self.overrides,
+                                            restart=q)]
+                    checks.append((init.delta <= self.delta / 4, "δ(0) ≤ δ*/4"))
                 out += [f"{tag} {name}" for ok, name in checks if not ok]
                 continue
             checks = [
@@ -189,9 +208,10 @@ class PERPParameters:
         if not self.overrides:
             first = self.phases[0]
             factor = parts(d) if self.preset == "sharp" else 1
+            first = self.initial_copies or first
             if not (self.initial_sample_size * self.alpha
-                    >= factor * 4 * d * first.slice_size * (1 - 1e-12)):
-                out.append("n ≥ 4d·m_1/α (sharp: 2d·4d·m_1/α)")
+                    >= factor * 4 * d * _strip_rows(self.preset, first) * (1 - 1e-12)):
+                out.append("n ≥ 4d·m_1/α (sharp: 2d·4d·(m_1 − t_l + σ)/α)")
         return out
 
 
@@ -309,8 +329,13 @@ def _length_needed(key, p, next_phase):
     _, _, alpha, beta, gamma, d, preset, _ = key
     alpha_p, beta_p = alpha / 2**p, beta / 2**p
     factor = parts(d) if preset == "sharp" else 1
-    return factor * max(4 * d * next_phase.slice_size,
+    return factor * max(4 * d * _strip_rows(preset, next_phase),
                         8 * d * math.log(2 * d / beta_p)) / (gamma * alpha_p)
+
+
+def _strip_rows(preset, q):
+    """Part-positives each strip must hold: m_p ("sharp": m_p − t_l + σ, see there)."""
+    return strip_rows(q) if preset == "sharp" else q.slice_size
 
 
 @functools.lru_cache(maxsize=256)
@@ -533,11 +558,16 @@ def _build(key, n_phases):
     epsilon, delta, alpha, beta, gamma, d, preset, overrides = key
     t1 = _first_phase_length(key)
     phases = tuple(_phase(key, t1, p) for p in range(1, n_phases + 1))
-    first = phases[0]
+    first = initial = None
+    if preset == "sharp":
+        first = initial = solve_initial_copies(phases[0], delta, dict(overrides))
+    first = first or phases[0]
     factor = parts(d) if preset == "sharp" else 1
-    need = factor * max(4 * d * first.slice_size, 8 * d * math.log(2 * d / beta)) / alpha
+    need = factor * max(4 * d * _strip_rows(preset, first),
+                        8 * d * math.log(2 * d / beta)) / alpha
     return PERPParameters(
         epsilon=epsilon, delta=delta, alpha=alpha, beta=beta, gamma=gamma, n_features=d,
         preset=preset, first_phase_length=t1, initial_sample_size=math.ceil(need),
         delta_schedule=_schedule(delta, t1), phases=phases, overrides=overrides,
+        initial_copies=initial,
     )

@@ -147,9 +147,9 @@ class RectanglesRun:
         return self.rng.integers(2 * self.d, size=n)
 
     # -------------------------------------------------------------- phases
-    def _new_copy(self, axis, side, coords, rng):
+    def _new_copy(self, axis, side, coords, rng, q=None):
         seed = np.random.default_rng(rng.integers(2**63))
-        return _Copy(axis, side, coords, self._challenge_bt(self.q, seed))
+        return _Copy(axis, side, coords, self._challenge_bt(q or self.q, seed))
 
     def _start_phase(self, positives):
         self.phase += 1
@@ -158,27 +158,30 @@ class RectanglesRun:
         self.stops_done = False
         self.positives = []
         if self.parameters.preset == "sharp":
-            self.copies = self._partition_copies(positives)
+            # The initial sample's copies run at δ(0) (see _perp_sharp); restarts and
+            # later phases hold queries and use the phase's own parameters.
+            first = self.phase == 1 and self.parameters.initial_copies
+            self.copies = self._partition_copies(positives, first or self.q)
         else:
             self.copies = self._rsc_copies(positives)
         if self.verbose:
             print(f"[PERP] phase {self.phase}: t_p = {self.q.length}, slices "
                   f"{[c.values.size for c in self.copies]} from {positives.shape[0]} positives")
 
-    def _partition_copies(self, positives):
+    def _partition_copies(self, positives, q):
         """Right_j / Left_j on the m largest / smallest j-th coordinates of their own part.
 
         Part 2j serves Right_j, part 2j + 1 Left_j (see :mod:`._perp_sharp`): one
         record reaches one copy, and changes its slice by at most one replacement.
         """
         part = self._partition(positives.shape[0])
-        m = self.q.slice_size
+        m = q.slice_size
         copies = []
         for j in range(self.d):
             right = np.sort(positives[part == 2 * j, j])[::-1][:m]
             left = np.sort(positives[part == 2 * j + 1, j])[:m]
-            copies += [self._new_copy(j, LEFT, left, self.rng),
-                       self._new_copy(j, RIGHT, right, self.rng)]
+            copies += [self._new_copy(j, LEFT, left, self.rng, q),
+                       self._new_copy(j, RIGHT, right, self.rng, q)]
         return copies
 
     def _rsc_copies(self, positives):

@@ -8,7 +8,7 @@ thresholds sit several σ apart — so k ≈ (A·4·√ln(4/δ_0)/ε_0)², quadr
 factor. ``"practical"`` has A ≈ 93 (Δ ≥ σ·ln(8d·t_p/β_p) ≈ 31σ from a union bound
 over all 2d·t_p ≈ 10¹¹ answers, and m ≥ 3Δ), ε_0 = ε/(2d) and δ_0 = δ_p/(8d)
 ≈ 4·10⁻¹⁹ (δ_p ≈ δ*/t_p is forced by Σ_i δ(i) ≤ δ* over t_p ≈ 3.5·10¹⁰ queries);
-k ≈ 9·10⁷ and n = 4d·m/α ≈ 7.5·10⁹. This module's schedule changes three things:
+k ≈ 9·10⁷ and n = 4d·m/α ≈ 7.5·10⁹. This module's schedule changes five things:
 
 1. **Slices from a random partition** (privacy). Every positive is assigned, by
    independent fair dice, to one of 2d parts; Right_j / Left_j take the m
@@ -26,12 +26,30 @@ k ≈ 9·10⁷ and n = 4d·m/α ≈ 7.5·10⁹. This module's schedule changes t
    (a halted copy holds ≳ m_p mediums). An outside query is called "inside" only
    if its noise is below −(m_p − t_l) ≤ −(4 + ln(4t_p/k_p))·σ: probability
    ≤ e^{−12} at the sizes used, far below α_p.
+4. **The sample pays for the ranks that err, not the slice** (utility only): a
+   copy answers "outside" for the r_p = m_p − t_l + σ_p extreme ranks of its
+   part, not for all m_p (:func:`strip_rows`), so n ≥ 2d·4d·r_1/α and
+   t_p ≥ 2d·4d·r_{p+1}/(γ·α_p).
+5. **δ-schedule: the initial sample at δ(0) = δ*/4** (privacy). Initial-sample
+   records are held by the 2d initial copies only, so those copies run at
+   δ_0 = δ*/4 instead of δ_1 ≈ δ*/(4t_1) (:func:`solve_initial_copies`); their k
+   covers a restart with phase 1's parameters. Every query still gets δ_p, the
+   stream Σ_p t_p·δ_p ≤ δ*/2, the sample δ*/4: Σ_i δ(i) ≤ 3δ*/4 over an
+   unbounded horizon, as before — only the split between δ(0) and the queries'
+   δ(i), which Def. 3.8 leaves free, changes.
+
+Measured effect (δ* = 10⁻⁶, α = 0.1, β = 0.05, γ = 0.5, first-phase rows):
+ε = 1, d = 2: 3.9·10⁷ (practical 7.5·10⁹, paper 6.4·10¹²); ε = 4, d = 2: 2.4·10⁶;
+ε = 1, d = 1: 7.6·10⁶. What is left is k ≈ (A·4·√ln(4/δ_0)/ε_bt)² with A ≈ 21
+(two margins of ln(4t_p/k_p) ≈ 8.5σ and Thm 4.3's gap 4σ) and the factor 4 of
+Thm 4.3's BetweenThresholds noise, which this schedule does not touch.
 
 *Lemma (privacy of the sharp schedule).* Suppose every copy is a ChallengeBT
 with parameters (ε_bt, δ_0 = δ_p), svt Stopper with ε_s, ε_bt + ε_s ≤ ε, run on
 its slice as in Alg. 5, slices cut from an independent uniform partition as
-above. Then the initial sample is protected with (ε, δ_1) and the i-th query of
-phase p with (ε, δ_p) in the sense of Def. 3.8. *Proof.* Thm 4.6's case split
+above, the initial copies at δ_0 = δ*/4. Then the initial sample is protected
+with (ε, δ*/4) and the i-th query of phase p with (ε, δ_p) in the sense of
+Def. 3.8. *Proof.* Thm 4.6's case split
 applies unchanged (the slice rule only changes which records a copy sees): a
 record is touched by (i) the slicing of one phase or (ii) one Stopper and one
 re-executed ChallengeBT. (i) Couple the dice of all other records: adding or
@@ -41,21 +59,25 @@ the other 2d − 1 copies are identical. By the lemma in ChallengeBT
 (stopper="svt") the copy is (ε_bt, δ_0)-DP for such sensitivity-1 changes, and
 everything else (the other copies, the walk, the labels, the next phase) is
 post-processing of its transcript and of data-independent randomness: (ε_bt,
-δ_p) ≤ (ε, δ_p). (ii) The record's "medium" bit enters one Stopper, pure
-ε_s-DP (Stopper ``calibration="svt"``), and the record joins one re-executed
-copy, (ε_bt, δ_0)-DP; basic composition gives (ε_s + ε_bt, δ_p) ≤ (ε, δ_p). The
-per-record δ_p of the geometric schedule sum to ≤ δ*/2 over the whole unbounded
-stream, exactly as for the other presets. ∎ The audits
-``tests/privacy/test_perp_sharp_audit.py`` runs this preset end to end (fit and
-a stream; passes), and its broken twin — parts assigned by row *position*
-(data-dependent parts) with noiseless BetweenThresholds — fails it; the svt
-Stopper and ChallengeBT lemmas have their own audits and twins.
+δ_p) ≤ (ε, δ_p) for a query record sliced into phase p + 1, (ε_bt, δ*/4) for an
+initial-sample record (held by an initial copy only: restarted copies hold the
+medium queries, later phases the queries phase 1 labelled). (ii) The record's
+"medium" bit enters one Stopper, pure ε_s-DP (Stopper ``calibration="svt"``),
+and the record joins one re-executed copy, (ε_bt, δ_0)-DP; basic composition
+gives (ε_s + ε_bt, δ_p) ≤ (ε, δ_p). The per-record δ_p of the geometric schedule
+sum to ≤ δ*/2 over the whole unbounded stream, exactly as for the other presets,
+and δ(0) = δ*/4. ∎ The audit ``tests/privacy/test_perp_sharp_audit.py`` runs
+this preset end to end (fit and a stream; passes), and its broken twin — parts
+assigned by row *position* (data-dependent parts) with noiseless
+BetweenThresholds — fails it; the svt Stopper and ChallengeBT lemmas have their
+own audits and twins.
 """
 
 import math
 from dataclasses import replace
 
-__all__ = ["STOPPER_SHARE", "parts", "sharp_checks", "solve_sharp_phase"]
+__all__ = ["STOPPER_SHARE", "parts", "sharp_checks", "solve_initial_copies",
+           "solve_sharp_phase", "strip_rows"]
 
 #: Fraction s of ε given to the svt Stopper (it only sets k' − k = (4/(sε))·ln(2/δ_0)).
 STOPPER_SHARE = 0.0625
@@ -64,6 +86,19 @@ STOPPER_SHARE = 0.0625
 def parts(d):
     """Number of parts of the slice partition: one per copy."""
     return 2 * d
+
+
+def strip_rows(q):
+    """r_p = m_p − t_l + σ_p: the ranks of a slice whose queries read "outside".
+
+    A D-query inside the target is answered "outside" by Left_j only if its count
+    (the rank from the slice's extreme end) plus noise reaches t_l: in expectation
+    at most m_p − t_l + σ_p ranks of the part's positives (Σ_{i≥1} P(Lap(σ) ≥ i)
+    ≤ σ). Their mass is r_p·2d/n (the part holds n·P(pos)/(2d) positives, each
+    rank 1/that of the positive mass), so the 2d copies err on ≤ (2d)²·r_p/n of D,
+    ≤ α_1 = α/2 when n ≥ 2d·4d·r_1/α — and likewise t_p for phase p + 1.
+    """
+    return max(q.slice_size - q.threshold + q.bt_noise_scale, 1.0)
 
 
 def _margin(length, k):
@@ -76,8 +111,11 @@ def _stopper_tail(q):
     return 4.0 / q.stopper_epsilon * math.log(4.0 * (q.length + 1) / q.beta)
 
 
-def solve_sharp_phase(probe, overrides):
-    """Fill in the copy parameters of one phase (``probe`` holds p, α_p, β_p, δ_p, t_p)."""
+def solve_sharp_phase(probe, overrides, k_floor=0):
+    """Fill in the copy parameters of one phase (``probe`` holds p, α_p, β_p, δ_p, t_p).
+
+    ``k_floor``: a least k (the initial copies' k must cover a phase-1 restart).
+    """
     epsilon = probe.epsilon_instance  # the caller passes the global ε here
     eps_bt, eps_s = (1.0 - STOPPER_SHARE) * epsilon, STOPPER_SHARE * epsilon
     delta0 = probe.delta
@@ -95,7 +133,8 @@ def solve_sharp_phase(probe, overrides):
         margin = sigma * _margin(base.length, k)
         lower = float(overrides["threshold"]) if "threshold" in overrides else margin
         m = overrides.get("slice_size") or math.ceil(lower + gap + margin)
-        k_need = overrides.get("max_hard") or math.ceil(max(k_min, m + _stopper_tail(base)))
+        k_need = overrides.get("max_hard") or math.ceil(max(k_min, m + _stopper_tail(base),
+                                                            k_floor))
         return sigma, gap, lower, int(m), max(int(k_need), k_min)
 
     k = max(int(overrides.get("max_hard", k_min)), k_min)
@@ -109,8 +148,27 @@ def solve_sharp_phase(probe, overrides):
                    upper_threshold=lower + gap, min_gap=gap, bt_noise_scale=sigma)
 
 
-def sharp_checks(q, nxt, d, gamma, with_utility):
-    """(ok, name) pairs of the sharp schedule's inequalities for phase ``q``."""
+def solve_initial_copies(first, delta_star, overrides):
+    """The initial sample's copies: phase 1's numbers at the record-level δ(0) = δ*/4.
+
+    Initial-sample records are held by these 2d copies only (phase 1's restarted
+    copies hold queries, later phases the queries they labelled), so their copies
+    may run at δ_0 = δ(0) = δ*/4 instead of δ_1 ≈ δ*/(4t_1) — ln(4/δ_0) ≈ 17
+    instead of ≈ 37 at δ* = 10⁻⁶. A halted initial copy restarts with phase 1's
+    parameters on its mediums, so its k covers m_1 plus the Stopper tail.
+    """
+    probe = replace(first, delta=delta_star / 4.0, epsilon_instance=first.epsilon_instance
+                    + first.stopper_epsilon)
+    floor = 0 if "max_hard" in overrides else first.slice_size + _stopper_tail(first)
+    return solve_sharp_phase(probe, overrides, k_floor=math.ceil(floor))
+
+
+def sharp_checks(q, nxt, d, gamma, with_utility, restart=None):
+    """(ok, name) pairs of the sharp schedule's inequalities for phase ``q``.
+
+    ``restart``: for the initial copies, phase 1 (whose parameters a halted one
+    restarts with) instead of a next phase.
+    """
     checks = [
         (q.epsilon_instance + q.stopper_epsilon <= q.epsilon_instance / (1 - STOPPER_SHARE)
          * (1 + 1e-12), "ε_bt + ε_s ≤ ε"),
@@ -120,13 +178,17 @@ def sharp_checks(q, nxt, d, gamma, with_utility):
     ]
     if with_utility:
         margin = q.bt_noise_scale * _margin(q.length, q.max_hard)
-        need = parts(d) * max(4 * d * nxt.slice_size, 8 * d * math.log(2 * d / q.beta))
         checks += [
             (q.threshold >= margin * (1 - 1e-12), "t_l ≥ σ·ln(4t_p/k_p)"),
             (q.slice_size >= q.upper_threshold + margin - 1e-9, "m_p ≥ t_u + σ·ln(4t_p/k_p)"),
             (q.max_hard >= q.slice_size + _stopper_tail(q) - 1e-9,
              "k_p ≥ m_p + (4/ε_s)·ln(4(t_p+1)/β_p)"),
-            (q.length * gamma * q.alpha >= need * (1 - 1e-12),
-             "t_p ≥ 2d·max(4d·m_{p+1}, 8d·ln(2d/β_p))/(γ·α_p)"),
         ]
+        if restart is not None:  # the initial copies restart with phase 1's parameters
+            checks.append((q.max_hard >= restart.slice_size + _stopper_tail(restart) - 1e-9,
+                           "k ≥ m_1 + (4/ε_s)·ln(4(t_1+1)/β_1)"))
+        else:
+            need = parts(d) * max(4 * d * strip_rows(nxt), 8 * d * math.log(2 * d / q.beta))
+            checks.append((q.length * gamma * q.alpha >= need * (1 - 1e-12),
+                           "t_p ≥ 2d·max(4d·r_{p+1}, 8d·ln(2d/β_p))/(γ·α_p)"))
     return checks

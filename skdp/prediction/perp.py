@@ -332,8 +332,9 @@ class RectanglesPERPClassifier(_PERPBase):
         the same setting, 3·10⁵ at ε = 100). ``"sharp"``: slices cut from an
         independent random partition of the positives into 2d parts (each copy
         at (15/16)·ε, δ_0 = δ_p), ChallengeBT with the pure-DP svt Stopper, and
-        thresholds set by margins instead of union bounds (about 10⁸ rows at
-        ε = 1, 6·10⁶ at ε = 4, 1.6·10⁴ at ε = 100; its own privacy lemma is in
+        thresholds set by margins instead of union bounds, the initial sample's
+        copies at δ(0) = δ*/4 (about 3.9·10⁷ rows at ε = 1, 2.4·10⁶ at ε = 4,
+        6.5·10³ at ε = 100; its own privacy lemma is in
         ``skdp.prediction._perp_sharp``). :func:`perp_parameters` documents
         all three; ``parameters_`` holds the schedule in use.
     slice_size, max_hard : int, optional
@@ -427,7 +428,7 @@ class RectanglesPERPClassifier(_PERPBase):
         return params.initial_sample_size
 
     def _initial_privacy(self):
-        return float(self.epsilon), self.parameters_.phases[0].delta
+        return float(self.epsilon), self.parameters_.initial_delta
 
     def _start_run(self, X, y_pm, rng):
         run = self._run_class(self.parameters_, X[y_pm == 1], rng, verbose=self.verbose)
@@ -525,7 +526,7 @@ next_phase_sample_size_, n_reexecutions_, mechanism_started_
 
     def _initial_privacy(self):
         _, _, group = self._inner_privacy(float(self.epsilon), float(self.delta))
-        return float(self.epsilon), group * self.parameters_.phases[0].delta
+        return float(self.epsilon), group * self.parameters_.initial_delta
 
     @staticmethod
     def _stump_errors(X, y_pm):

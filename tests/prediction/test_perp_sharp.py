@@ -13,7 +13,7 @@ from skdp.prediction import (
     RectanglesPERPClassifier,
     perp_parameters,
 )
-from skdp.prediction._perp_sharp import STOPPER_SHARE, parts
+from skdp.prediction._perp_sharp import STOPPER_SHARE, parts, strip_rows
 
 ARGS = (1e-6, 0.1, 0.05)
 
@@ -28,11 +28,13 @@ def test_schedule_is_valid_and_smaller_than_practical(eps, d):
 
 
 def test_first_phase_rows_at_issue_16_settings():
-    # ε = 4, d = 2 fits in 10⁷ rows; ε = 1, d = 2 is ~66× below practical but above 10⁷.
+    # ε = 4, d = 2 and ε = 1, d = 1 fit in 10⁷ rows; ε = 1, d = 2 is ~190× below
+    # practical (3.9·10⁷ vs 7.5·10⁹) but above 10⁷.
     assert perp_parameters(4.0, *ARGS, 0.5, 2, preset="sharp").initial_sample_size <= 10**7
+    assert perp_parameters(1.0, *ARGS, 0.5, 1, preset="sharp").initial_sample_size <= 10**7
     sharp = perp_parameters(1.0, *ARGS, 0.5, 2, preset="sharp").initial_sample_size
     practical = perp_parameters(1.0, *ARGS, 0.5, 2, preset="practical").initial_sample_size
-    assert practical / sharp > 50
+    assert practical / sharp > 150
 
 
 def test_privacy_split_and_challenge_bt_accepts_every_phase():
@@ -52,10 +54,38 @@ def test_privacy_split_and_challenge_bt_accepts_every_phase():
 def test_sample_and_phase_lengths_pay_the_partition_factor():
     d = 2
     params = perp_parameters(16.0, *ARGS, 0.5, d, preset="sharp")
-    m1 = params.phases[0].slice_size
-    assert params.initial_sample_size >= parts(d) * 4 * d * m1 / 0.1
+    init = params.initial_copies
+    rows = init.slice_size - init.threshold + init.bt_noise_scale  # strip_rows
+    assert math.isclose(strip_rows(init), rows)
+    assert params.initial_sample_size >= parts(d) * 4 * d * rows / 0.1
     q, nxt = params.phases[0], params.phases[1]
-    assert q.length * 0.5 * q.alpha >= parts(d) * 4 * d * nxt.slice_size * (1 - 1e-12)
+    assert q.length * 0.5 * q.alpha >= parts(d) * 4 * d * strip_rows(nxt) * (1 - 1e-12)
+
+
+def test_initial_copies_run_at_delta_zero_and_cover_a_restart():
+    params = perp_parameters(4.0, *ARGS, 0.5, 2, preset="sharp")
+    init, first = params.initial_copies, params.phases[0]
+    assert init.delta == init.delta_instance == 1e-6 / 4 == params.initial_delta
+    assert init.max_hard >= first.slice_size
+    assert init.slice_size < first.slice_size  # the gain: ln(4/δ_0) ≈ 17 instead of ≈ 37
+    assert init.epsilon_instance == first.epsilon_instance
+
+
+def test_run_uses_initial_copies_then_phase_parameters():
+    rng = np.random.default_rng(0)
+    X = rng.random((3000, 1))
+    clf = RectanglesPERPClassifier(epsilon=50.0, delta=0.05, gamma=1.0, preset="sharp",
+                                   slice_size=50, max_hard=400, threshold=30.0,
+                                   first_phase_length=100, classes=[0, 1], random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        clf.fit(X, np.ones(3000, dtype=int))
+    clf.predict(rng.random((10, 1)))
+    assert clf.privacy_spent_.delta >= 0.05 / 4  # δ(0) = δ*/4 charged at the start
+    run = clf._state.mechanism
+    assert all(c.mechanism.delta == 0.05 / 4 for c in run.copies)
+    run._reexecute(0)
+    assert run.copies[0].mechanism.delta == clf.parameters_.phases[0].delta
 
 
 def test_overrides_cannot_go_below_challenge_bt_minimum():
