@@ -90,29 +90,26 @@ def _transcripts(cls, calibration):
     return sample
 
 
+def _audit(cls, calibration, n_samples, n_pilot, seed):
+    y0, y1 = _datasets(calibration)
+    return audit_mechanism(_transcripts(cls, calibration), y0, y1, n_samples=n_samples,
+                           n_pilot=n_pilot, alpha=ALPHA, delta=DELTA, random_state=seed)
+
+
 @pytest.mark.parametrize("calibration", sorted(SETUPS))
 def test_private_predictor_passes_audit(calibration):
-    y0, y1 = _datasets(calibration)
-    result = audit_mechanism(_transcripts(PrivatePredictor, calibration), y0, y1,
-                             n_samples=1000, n_pilot=300, alpha=ALPHA, delta=DELTA,
-                             random_state=1)
+    result = _audit(PrivatePredictor, calibration, 1000, 300, 1)
     assert result.epsilon_lower_bound <= EPSILON, str(result)
 
 
 @pytest.mark.parametrize("calibration", sorted(SETUPS))
 def test_audit_catches_predictor_without_noise(calibration):
-    y0, y1 = _datasets(calibration)
-    result = audit_mechanism(_transcripts(NoNoisePredictor, calibration), y0, y1,
-                             n_samples=300, n_pilot=100, alpha=ALPHA, delta=DELTA,
-                             random_state=2)
+    result = _audit(NoNoisePredictor, calibration, 300, 100, 2)
     assert result.epsilon_lower_bound > EPSILON, str(result)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("calibration", sorted(SETUPS))
 def test_private_predictor_passes_long_audit(calibration):
-    y0, y1 = _datasets(calibration)
-    result = audit_mechanism(_transcripts(PrivatePredictor, calibration), y0, y1,
-                             n_samples=40_000,
-                             n_pilot=10_000, alpha=ALPHA, delta=DELTA, random_state=3)
+    result = _audit(PrivatePredictor, calibration, 40_000, 10_000, 3)
     assert result.epsilon_lower_bound <= EPSILON, str(result)
