@@ -42,8 +42,10 @@ MAX_SAMPLES = 4095
 SAMPLE_FACTOR = 9.0
 #: Smallest window B.
 MIN_WINDOW = 32
-#: Rows whose labels the private constant is estimated from when the learner does not run.
-CONSTANT_ROWS = 1000
+#: Rows whose labels the private constant is estimated from when the learner does not
+#: run: max(CONSTANT_ROWS, CONSTANT_ROWS/ε) — few, because they are predicted before the
+#: constant is known.
+CONSTANT_ROWS = 64
 #: Share of ε spent on the label count that warm-starts a learner with an intercept.
 COUNT_SHARE = 0.05
 #: The modelled mistake rate of a learner at chance (per row), and the log-weight gap
@@ -194,11 +196,12 @@ def solve_schedule(epsilon, delta, margin, n_rounds, n_coords, *, fit_intercept=
     learns = rows <= n_rounds
     forced = window is not None or max_updates is not None
     if not learns and not forced and fit_intercept:
+        count_rows = min(n_rounds, math.ceil(CONSTANT_ROWS * max(1.0, 1.0 / epsilon)))
         reason = (f"modelled rows to learn ≈ {rows:.3g} > T = {n_rounds:.3g} "
                   f"for ε={epsilon:g}, ρ={margin:.3g}, d′={n_coords}")
         return DPWinnowSchedule(
             max_updates=0, n_samples=m, learning_rate=0.0, window=b, max_batch=0,
-            count_epsilon=epsilon, count_rows=min(CONSTANT_ROWS, n_rounds),
+            count_epsilon=epsilon, count_rows=count_rows,
             prior_strength=0.0, learns=False, rows_to_learn=float(rows), reason=reason,
             epsilon_spent=epsilon)  # one ε-DP count: pure, no δ used
     eta_draw, count_eps, spent = _draw_epsilon(epsilon, delta, m * k, count_eps)

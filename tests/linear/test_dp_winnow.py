@@ -220,4 +220,6 @@ def test_demo_row_spends_from_the_shared_budget():
     budget = PrivacyBudget(2.0, 1e-5)
     row = demo_row(np.random.default_rng(0), budget)
     assert set(row) == {"what", "privacy", "private result", "non-private"}
-    assert budget.spent.epsilon == pytest.approx(0.5)
+    assert budget.spent.epsilon == pytest.approx(1.0)
+    assert row["private result"].startswith("learned it")
+    assert all(len(f"{key}: {value}") <= 100 for key, value in row.items())
