@@ -11,8 +11,9 @@ The estimators need binary (0/1) features: put
 """
 
 from ._accounting import emcover_step_epsilon
-from ._classes import DPDecisionListClassifier, GreedyDecisionListClassifier
 from ._conjunctions import ConjunctionFeatures
+from ._greedy import GreedyDecisionListClassifier
+from ._private import DPDecisionListClassifier
 
 __all__ = [
     "ConjunctionFeatures",

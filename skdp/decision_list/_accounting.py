@@ -27,7 +27,13 @@ import math
 
 from ..accounting import BoundedRange, PlanItem, calibrate_plan
 
-__all__ = ["ACCOUNTINGS", "emcover_step_epsilon", "step_plan", "tight_step_epsilon"]
+__all__ = [
+    "ACCOUNTINGS",
+    "emcover_step_epsilon",
+    "net_step_plan",
+    "step_plan",
+    "tight_step_epsilon",
+]
 
 #: Values of ``DPDecisionListClassifier(accounting=...)``.
 ACCOUNTINGS = ("auto", "tight", "emcover", "basic", "paper")
@@ -69,7 +75,7 @@ def tight_step_epsilon(epsilon, delta, n_steps):
     return max(step, epsilon / n_steps)  # basic composition's split is exact
 
 
-def step_plan(epsilon, delta, n_steps, accounting):
+def step_plan(epsilon, delta, n_steps, accounting, *, emcover=True):
     """(ε̂, proof, δ charged) for a release of at most ``n_steps`` selections.
 
     Parameters
@@ -79,11 +85,13 @@ def step_plan(epsilon, delta, n_steps, accounting):
     n_steps : int
         K = min(max_rules, n_features) + 1.
     accounting : {"auto", "tight", "emcover", "basic", "paper"}
-        ``"auto"``: the largest ε̂ of the three proofs, but basic (no δ charged) unless
-        another gives at least 1 % more.
+        ``"auto"``: the largest ε̂ of the three proofs (two if not ``emcover``), but
+        basic (no δ charged) unless another gives at least 1 % more.
         ``"paper"``: the larger of EMCover and basic — the choice before the tight
         accountant (was ``"auto"``). The others: that proof (``"tight"`` falls back to
         basic where basic is at least as large, e.g. K = 1).
+    emcover : bool, default=True
+        Whether Lemma 18 applies to the score (``"auto"`` then considers it).
 
     Returns
     -------
@@ -103,9 +111,29 @@ def step_plan(epsilon, delta, n_steps, accounting):
             return emcover, "emcover", delta
         return basic, "basic", 0.0
     candidates = [(tight_step_epsilon(epsilon, delta, n_steps), "tight", delta)]
-    if accounting == "auto":
+    if accounting == "auto" and emcover:
         candidates.append((emcover_step_epsilon(epsilon, delta), "emcover", delta))
     best = max(candidates, key=lambda c: c[0])
     # Pure DP unless an (ε, δ) proof gives a real gain ("tight": any gain at all).
     margin = _AUTO_MIN_GAIN if accounting == "auto" else 1.0
     return best if best[0] > margin * basic else (basic, "basic", 0.0)
+
+
+def net_step_plan(epsilon, delta, n_steps, accounting):
+    """:func:`step_plan` for the net-coverage score, to which Lemma 18 does not apply.
+
+    ``"auto"`` and ``"tight"``: the tight accountant over ``n_steps`` ε̂-bounded-range
+    steps, or basic composition where that is as good (``"auto"``: within 1 %);
+    ``"basic"`` and ``"paper"`` (the prototype's accounting): ε̂ = ε/n_steps, pure DP.
+    ``"emcover"`` raises ``ValueError``: EMCover's proof needs scores that only move
+    down when a row is added (:mod:`._net_cover`).
+    """
+    if accounting == "emcover":
+        raise ValueError(
+            "accounting='emcover' (Bun & Fang, Lemma 18) is proved for algorithm='greedy_cover' "
+            "only: the net-coverage score can rise when a row is added. Use "
+            "accounting='auto', 'tight' or 'basic', or algorithm='greedy_cover'."
+        )
+    if accounting == "paper":
+        accounting = "basic"
+    return step_plan(epsilon, delta, n_steps, accounting, emcover=False)

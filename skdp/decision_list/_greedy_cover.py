@@ -4,8 +4,13 @@ Both estimators run :func:`greedy_cover`; they differ only in the *selection* st
 the non-private list takes the best candidate (argmax), DP-GreedyCover samples one
 with the exponential mechanism (Bun & Fang, Alg 1).
 
-Candidates are pairs (f, b) of a feature f (or the constant-true function T) and a
-label b, scored q(f, b) = −#{remaining rows with f(x) = 1 and label ≠ b}.
+Candidates are pairs (ℓ, b) of a literal ℓ — a feature x_f, optionally its negation
+¬x_f, or the constant-true function T — and a label b. Two scores:
+
+* ``"errors"`` (Bun & Fang's): q(ℓ, b) = −#{remaining rows with ℓ(x) = 1 and label ≠ b};
+* ``"net"`` (net coverage, weighted): q(ℓ, b) = #{remaining rows ℓ covers with label b}
+  − λ·#{remaining rows ℓ covers with another label}, λ = ``error_weight`` (λ = 1 is
+  plain net coverage; λ > 1 asks purer rules of the front of the list).
 
 Cost: the per-feature, per-label counts of the *remaining* rows are built once
 (O(nnz)) and kept up to date by subtracting each covered row's features when the row
@@ -28,6 +33,8 @@ class CoverResult:
         Feature index of each rule, in order.
     labels : ndarray of int
         Label code of each rule.
+    signs : ndarray of int8
+        1 if the rule's literal is x_f, 0 if it is ¬x_f.
     default : int
         Label code of the final default rule (T, b).
     n_steps : int
@@ -35,31 +42,19 @@ class CoverResult:
         its own step).
     """
 
-    __slots__ = ("default", "features", "labels", "n_steps")
+    __slots__ = ("default", "features", "labels", "n_steps", "signs")
 
-    def __init__(self, features, labels, default, n_steps):
+    def __init__(self, features, labels, default, n_steps, signs=None):
         self.features = np.asarray(features, dtype=np.intp)
         self.labels = np.asarray(labels, dtype=np.intp)
+        self.signs = (np.ones(self.features.size, dtype=np.int8) if signs is None
+                      else np.asarray(signs, dtype=np.int8))
         self.default = int(default)
         self.n_steps = int(n_steps)
 
 
-def _gather_row_features(X_csr, rows):
-    """Column indices of every stored entry of ``rows`` and the row each came from."""
-    indptr = X_csr.indptr
-    starts = indptr[rows]
-    lengths = indptr[rows + 1] - starts
-    total = int(lengths.sum())
-    if total == 0:
-        return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.intp)
-    # positions = concat(range(start_i, start_i + len_i)) without a Python loop
-    offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
-    positions = np.arange(total) + offsets
-    owner = np.repeat(np.arange(rows.size), lengths)
-    return X_csr.indices[positions], owner
-
-
-def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empty=False):
+def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empty=False,
+                 score="errors", error_weight=1.0, negations=False, allow_true=True):
     """Run the greedy cover and return the decision list.
 
     Parameters
@@ -75,12 +70,24 @@ def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empt
     select : callable
         ``select(scores, coverage, is_default_step)`` gets the scores q and the
         coverage (remaining rows the candidate fires on) of the *available*
-        candidates, flattened as candidate-major (f, b) blocks of C labels with the
-        constant-true function T last (only T on the default step), and returns
-        the chosen position.
+        candidates, flattened as candidate-major (ℓ, b) blocks of C labels — the
+        literals x_f of the available features, then (with ``negations``) their
+        ¬x_f, then the constant-true function T (if ``allow_true``) — and returns
+        the chosen position, or −1 to end the list (non-private use only). On the
+        default step it gets one score per label (the ``"errors"`` score of T, or
+        with ``score="net"`` the count of remaining rows with that label).
     stop_when_empty : bool, default=False
         Stop adding rules once every row is covered (non-private use only: for a
         private run the number of steps must not depend on the data).
+    score : {"errors", "net"}, default="errors"
+        The rule score (module docstring).
+    error_weight : float, default=1.0
+        λ of the ``"net"`` score.
+    negations : bool, default=False
+        Offer ¬x_f as well as x_f. A used feature leaves the candidates with both
+        its literals (on the remaining rows one covers nothing, the other all).
+    allow_true : bool, default=True
+        Offer T at every rule step (choosing it ends the list with its label).
 
     Returns
     -------
@@ -110,52 +117,75 @@ def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empt
     default = None
     steps = 0
     n_rules = min(int(max_rules), n_features)
+    signs = []
     for _ in range(n_rules):
         if stop_when_empty and totals.sum() == 0:
             break
         avail_idx = np.flatnonzero(available)
-        cover = np.empty(avail_idx.size + 1, dtype=np.int64)
-        block = np.empty((avail_idx.size + 1, C), dtype=np.int64)
-        block[:-1] = counts[avail_idx]
-        block[-1] = totals
-        cover[:] = block.sum(axis=1)
-        scores = (block - cover[:, None]).ravel()  # −(covered rows with another label)
-        coverage = np.repeat(cover, C)
-        pick = int(select(scores, coverage, False))
+        n_lit = avail_idx.size * (2 if negations else 1)
+        block = np.empty((n_lit + int(allow_true), C), dtype=np.int64)
+        block[: avail_idx.size] = counts[avail_idx]
+        if negations:
+            block[avail_idx.size : n_lit] = totals - counts[avail_idx]
+        if allow_true:
+            block[-1] = totals
+        cover = block.sum(axis=1)
+        if score == "net":
+            # covered right − λ·covered wrong
+            scores = ((1.0 + error_weight) * block - error_weight * cover[:, None]).ravel()
+        else:
+            scores = (block - cover[:, None]).ravel()  # −(covered rows with another label)
+        pick = int(select(scores, np.repeat(cover, C), False))
+        if pick < 0:
+            break
         steps += 1
         cand, label = divmod(pick, C)
-        if cand == avail_idx.size:  # T chosen: it covers everything; the list ends
+        if cand == n_lit:  # T chosen: it covers everything; the list ends
             default = label
             break
-        f = int(avail_idx[cand])
+        positive = cand < avail_idx.size
+        f = int(avail_idx[cand % avail_idx.size])
         features.append(f)
         labels.append(label)
+        signs.append(int(positive))
         available[f] = False
         rows_f = col_rows[col_ptr[f] : col_ptr[f + 1]]
-        newly = rows_f[remaining[rows_f]]
+        if positive:
+            newly = rows_f[remaining[rows_f]]
+        else:
+            fires = remaining.copy()
+            fires[rows_f] = False
+            newly = np.flatnonzero(fires)
         if newly.size:
             remaining[newly] = False
-            feats, owner = _gather_row_features(X_csr, newly)
+            covered = X_csr[newly]  # the rows' features, by scipy's row indexing (C code)
             lab = y_codes[newly]
             counts -= np.bincount(
-                feats * C + lab[owner], minlength=n_features * C
+                covered.indices * C + np.repeat(lab, np.diff(covered.indptr)),
+                minlength=n_features * C,
             ).reshape(n_features, C)
             totals -= np.bincount(lab, minlength=C)
     if default is None:
         # The final default rule (T, b): one more selection over the labels only.
         cover = np.full(C, totals.sum())
-        pick = int(select(totals - cover, cover, True))
+        pick = int(select(totals if score == "net" else totals - cover, cover, True))
         steps += 1
         default = pick
-    return CoverResult(features, labels, default, steps)
+    return CoverResult(features, labels, default, steps, signs)
 
 
-def predict_codes(X_csr, rule_features, rule_labels, default, n_features):
-    """Label code of the first rule that fires on each row (``default`` if none)."""
+def predict_codes(X_csr, rule_features, rule_labels, default, n_features, signs=None):
+    """Label code of the first rule that fires on each row (``default`` if none).
+
+    ``signs[k]`` is 1 if rule k fires where x_f = 1, 0 if where x_f = 0 (all 1 if
+    omitted).
+    """
     n_samples = X_csr.shape[0]
     out = np.full(n_samples, default, dtype=np.intp)
     if len(rule_features) == 0 or n_samples == 0:
         return out
+    if signs is not None and not np.all(signs):
+        return _predict_with_negations(X_csr, rule_features, rule_labels, signs, out)
     n_rules = len(rule_features)
     rank = np.full(n_features, n_rules, dtype=np.intp)
     rank[np.asarray(rule_features)] = np.arange(n_rules)
@@ -168,4 +198,17 @@ def predict_codes(X_csr, rule_features, rule_labels, default, n_features):
     first[nonempty] = np.minimum.reduceat(entry_rank, indptr[:-1][nonempty])
     fired = first < n_rules
     out[fired] = np.asarray(rule_labels, dtype=np.intp)[first[fired]]
+    return out
+
+
+def _predict_with_negations(X_csr, rule_features, rule_labels, signs, out):
+    """Rule by rule (lists with negated literals are short): O(nnz + rules·n)."""
+    columns = X_csr[:, np.asarray(rule_features)].tocsc()
+    open_rows = np.ones(out.size, dtype=bool)
+    for k, (label, sign) in enumerate(zip(rule_labels, signs, strict=True)):
+        has = np.zeros(out.size, dtype=bool)
+        has[columns.indices[columns.indptr[k] : columns.indptr[k + 1]]] = True
+        fires = open_rows & (has if sign else ~has)
+        out[fires] = label
+        open_rows &= ~fires
     return out

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _planted import planted
 from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.base import clone
@@ -33,15 +34,6 @@ from skdp.preprocessing import PublicBoundsBinarizer
 
 # Most tests fit without the public label set; its warning is tested on its own below.
 pytestmark = pytest.mark.filterwarnings("ignore:classes=None:skdp.PrivacyWarning")
-
-
-def planted(n=3000, d=12, noise=0.0, seed=0):
-    """Rows of d random bits labelled by 'if x0 then 1 elif x3 then 0 elif x5 then 1 else 0'."""
-    rng = np.random.default_rng(seed)
-    X = (rng.random((n, d)) < 0.3).astype(np.int8)
-    y = np.where(X[:, 0] == 1, 1, np.where(X[:, 3] == 1, 0, np.where(X[:, 5] == 1, 1, 0)))
-    flip = rng.random(n) < noise
-    return X, np.where(flip, 1 - y, y)
 
 
 # -- the cover -----------------------------------------------------------------------
@@ -149,6 +141,12 @@ def test_export_text_with_feature_names():
 
 
 # -- accounting ----------------------------------------------------------------------
+# These tests pin the paper's DP-GreedyCover (algorithm="greedy_cover"): its M = d + 1
+# selections are where the accountings differ. The net cover: test_net_cover.py.
+def paper_list(**params):
+    return DPDecisionListClassifier(algorithm="greedy_cover", **params)
+
+
 def test_emcover_step_epsilon_is_lemma_18():
     eps, delta = 1.0, 1e-6
     step = emcover_step_epsilon(eps, delta)
@@ -165,42 +163,42 @@ def test_emcover_step_epsilon_is_lemma_18():
 def test_paper_accounting_picks_the_larger_step_and_charges_what_it_guarantees():
     """``accounting="paper"`` is the choice before the tight accountant (then "auto")."""
     X, y = planted(d=12)
-    many = DPDecisionListClassifier(epsilon=1.0, delta=1e-6, accounting="paper",
+    many = paper_list(epsilon=1.0, delta=1e-6, accounting="paper",
                                     random_state=0).fit(X, y)
     # 13 selections: basic gives 1/13 ≈ 0.077 > EMCover's 1/30.6 ≈ 0.033
     assert many.accounting_ == "basic"
     assert many.step_epsilon_ == pytest.approx(1 / 13)
     assert many.privacy_spent_ == (1.0, 0.0)
-    em = DPDecisionListClassifier(epsilon=1.0, delta=1e-6, accounting="emcover",
+    em = paper_list(epsilon=1.0, delta=1e-6, accounting="emcover",
                                   random_state=0).fit(X, y)
     assert em.accounting_ == "emcover"
     assert em.step_epsilon_ == pytest.approx(emcover_step_epsilon(1.0, 1e-6))
     assert em.privacy_spent_ == (1.0, 1e-6)
     X50 = np.hstack([X] * 5)  # 60 features: 61 selections, EMCover wins
-    paper = DPDecisionListClassifier(epsilon=1.0, delta=1e-6, accounting="paper",
+    paper = paper_list(epsilon=1.0, delta=1e-6, accounting="paper",
                                      random_state=0).fit(X50, y)
     assert paper.accounting_ == "emcover"
 
 
 def test_auto_accounting_takes_the_tight_accountant_where_it_wins():
     X, y = planted(d=12)
-    auto = DPDecisionListClassifier(epsilon=1.0, delta=1e-6, random_state=0).fit(X, y)
+    auto = paper_list(epsilon=1.0, delta=1e-6, random_state=0).fit(X, y)
     # 13 ε̂-bounded-range selections by the accountant: ε̂ ≈ 0.12 > basic's 1/13
     assert auto.accounting_ == "tight"
     assert auto.step_epsilon_ == tight_step_epsilon(1.0, 1e-6, 13) > 1.01 / 13
     assert auto.privacy_spent_ == (1.0, 1e-6)
     assert account([(BoundedRange(auto.step_epsilon_), 13)]).epsilon(1e-6) <= 1.0
     X60 = np.hstack([X] * 5)  # 61 selections: still the accountant, above EMCover
-    assert DPDecisionListClassifier(epsilon=1.0, random_state=0).fit(X60, y).accounting_ \
+    assert paper_list(epsilon=1.0, random_state=0).fit(X60, y).accounting_ \
         == "tight"
     X360 = np.hstack([X] * 30)  # 361 selections: EMCover (independent of the count) wins
-    long = DPDecisionListClassifier(epsilon=1.0, random_state=0).fit(X360, y)
+    long = paper_list(epsilon=1.0, random_state=0).fit(X360, y)
     assert long.accounting_ == "emcover"
     assert long.step_epsilon_ == emcover_step_epsilon(1.0, 1e-6)
     # 5 selections: the accountant's gain over ε/5 is < 1 %, so auto stays pure
-    short = DPDecisionListClassifier(epsilon=1.0, max_rules=4, random_state=0).fit(X, y)
+    short = paper_list(epsilon=1.0, max_rules=4, random_state=0).fit(X, y)
     assert short.accounting_ == "basic" and short.privacy_spent_ == (1.0, 0.0)
-    tight = DPDecisionListClassifier(epsilon=1.0, max_rules=4, accounting="tight",
+    tight = paper_list(epsilon=1.0, max_rules=4, accounting="tight",
                                      random_state=0).fit(X, y)
     assert tight.accounting_ == "tight" and tight.step_epsilon_ >= 1.0 / 5
 
@@ -209,7 +207,7 @@ def test_auto_accounting_takes_the_tight_accountant_where_it_wins():
 def test_delta_zero_falls_back_to_basic_and_says_so(accounting):
     X, y = planted(d=6)
     with pytest.warns(PrivacyWarning, match="basic composition"):
-        clf = DPDecisionListClassifier(epsilon=1.0, delta=0.0, accounting=accounting).fit(X, y)
+        clf = paper_list(epsilon=1.0, delta=0.0, accounting=accounting).fit(X, y)
     assert clf.accounting_ == "basic"
     assert clf.step_epsilon_ == pytest.approx(1.0 / 7)
     assert clf.privacy_spent_ == (1.0, 0.0)
@@ -217,7 +215,7 @@ def test_delta_zero_falls_back_to_basic_and_says_so(accounting):
 
 def test_max_rules_caps_the_list_whatever_the_data():
     X, y = planted(d=12, noise=0.3)
-    clf = DPDecisionListClassifier(epsilon=1.0, max_rules=4, random_state=0).fit(X, y)
+    clf = paper_list(epsilon=1.0, max_rules=4, random_state=0).fit(X, y)
     assert len(clf.rules_) <= 4 and clf.n_selections_ <= 5
     assert clf.step_epsilon_ == pytest.approx(1.0 / 5)
 
@@ -226,7 +224,7 @@ def test_max_rules_caps_the_list_whatever_the_data():
 def test_budget_is_charged_and_shared_by_copies():
     X, y = planted(d=6)
     budget = PrivacyBudget(epsilon=3.0, delta=1e-5)
-    clf = DPDecisionListClassifier(epsilon=1.0, budget=budget, random_state=0)
+    clf = paper_list(epsilon=1.0, budget=budget, random_state=0)
     clf.fit(X, y)
     assert budget.spent.epsilon == pytest.approx(1.0)
     for twin in (clone(clf), copy.deepcopy(clf), pickle.loads(pickle.dumps(clf))):
@@ -303,7 +301,7 @@ def test_partial_fit_blocks_equal_fit_on_concatenation():
 def test_partial_fit_releases_are_charged_and_budget_exhaustion_keeps_the_list():
     X, y = planted(d=6)
     budget = PrivacyBudget(epsilon=2.0, delta=1e-5)  # 7 selections: tight, (ε, δ) releases
-    clf = DPDecisionListClassifier(epsilon=1.0, budget=budget, random_state=0)
+    clf = paper_list(epsilon=1.0, budget=budget, random_state=0)
     clf.partial_fit(X[:1000], y[:1000], classes=[0, 1])
     clf.predict(X[:5])  # release 1
     clf.predict(X[:5])  # nothing new: no release, no charge
@@ -318,7 +316,7 @@ def test_partial_fit_releases_are_charged_and_budget_exhaustion_keeps_the_list()
     assert clf.rules_ == last and clf.n_releases_ == 2
     assert budget.spent.epsilon == pytest.approx(2.0)
     # with no list to keep, an unpaid first release raises
-    empty = DPDecisionListClassifier(epsilon=1.0, budget=budget)
+    empty = paper_list(epsilon=1.0, budget=budget)
     empty.partial_fit(X[:10], y[:10], classes=[0, 1])
     with pytest.raises(BudgetExhaustedError):
         empty.predict(X[:5])
@@ -439,12 +437,12 @@ def test_pickled_fitted_estimator_predicts_the_same():
 
 def test_partial_fit_after_fit_composes_and_never_reuses_noise():
     X, y = planted(d=6)
-    clf = DPDecisionListClassifier(epsilon=1.0, random_state=0).fit(X[:1500], y[:1500])
+    clf = paper_list(epsilon=1.0, random_state=0).fit(X[:1500], y[:1500])
     clf.partial_fit(X[1500:], y[1500:])
     clf.release()
     assert clf.n_releases_ == 2 and clf.privacy_spent_ == (2.0, 2e-6)  # two (1, 1e-6)
     # the release after fit draws from fit's generator, not a re-seeded copy of it
-    state_after_fit = DPDecisionListClassifier(epsilon=1.0, random_state=0).fit(
+    state_after_fit = paper_list(epsilon=1.0, random_state=0).fit(
         X[:1500], y[:1500])._rng.bit_generator.state
     assert state_after_fit != np.random.default_rng(0).bit_generator.state
 
@@ -455,7 +453,7 @@ def test_demo_row_spends_from_the_budget():
     budget = PrivacyBudget(epsilon=2.0, delta=1e-6)
     row = demo_row(np.random.default_rng(0), budget)
     assert set(row) == {"what", "privacy", "private result", "non-private"}
-    assert budget.spent.epsilon == pytest.approx(0.5)
+    assert budget.spent.epsilon == pytest.approx(1.0)  # the default list at ε = 1
 
 
 def test_feature_names_in_from_a_dataframe_are_used_by_export_text():

@@ -1,4 +1,6 @@
-"""Privacy audit of the whole DP decision list on neighbouring datasets.
+"""Privacy audit of DP-GreedyCover (``algorithm="greedy_cover"``) on neighbouring datasets.
+
+The default net cover has its own audit: test_decision_list_net_cover_audit.py.
 
 Neighbouring datasets differ by one row (D′ = D plus one row, the relation of
 Bun & Fang's Lemma 18). The sampler runs the estimator's own private routine
@@ -20,6 +22,14 @@ accountant's ε̂ is basic composition's ε/2).
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _decision_list_audit_runs import (
+    D0,
+    D1,
+    NonPrivateDefault,
+    private_run,
+    private_sampler,
+    sharp_pair,
+)
 
 from skdp.audit import audit_mechanism
 from skdp.decision_list import DPDecisionListClassifier, GreedyDecisionListClassifier
@@ -36,63 +46,24 @@ def _encode(clf):
     return out
 
 
-def _private_run(clf, X, y, rng):
-    """``fit``'s private routine on validated data, drawing its noise from ``rng``."""
-    clf._stream = clf._open_stream()
-    clf._rng = rng
-    clf._private_run(X, y, accumulate=False)
-
-
 def _private_sampler(clf):
-    def sample(data, n, rng):
-        X, y = data
-        Xc = sp.csr_matrix(X)
-        clf.classes_ = np.array([0, 1])
-        outs = np.empty((n, 2 * PAD + 1), dtype=np.int64)
-        for i in range(n):
-            _private_run(clf, Xc, y, rng)
-            outs[i] = _encode(clf)
-        return outs
-
-    return sample
+    return private_sampler(clf, _encode, 2 * PAD + 1)
 
 
 def _greedy_sampler(data, n, rng):
     X, y = data
-    clf = GreedyDecisionListClassifier(max_rules=2).fit(X, y)
+    clf = GreedyDecisionListClassifier(max_rules=2, algorithm="greedy_cover").fit(X, y)
     return np.tile(_encode(clf), (n, 1))
-
-
-# D: each feature fires on one row of each label, and so do the rows no feature fires
-# on, so after any first rule the remaining labels tie. D′ adds a row no feature fires
-# on, with label 1: it moves the scores of the constant rule T at every step and
-# decides the default — the row only the private default step protects.
-X0 = np.array([[1, 0], [1, 0], [0, 1], [0, 1], [0, 0], [0, 0]])
-Y0 = np.array([0, 1, 0, 1, 0, 1])
-D0 = (X0, Y0)
-D1 = (np.vstack([X0, [[0, 0]]]), np.r_[Y0, 1])
-
-
-class _NonPrivateDefault(DPDecisionListClassifier):
-    """Broken: rules chosen privately, the default rule by exact majority."""
-
-    def _selector(self, step_epsilon, rng):
-        private = super()._selector(step_epsilon, rng)
-
-        def select(scores, coverage, is_default):
-            return int(np.argmax(scores)) if is_default else private(scores, coverage, False)
-
-        return select
 
 
 def test_private_run_is_fit():
     """The audited routine is what fit runs: same seed, same list."""
-    clf = DPDecisionListClassifier(epsilon=2.0, delta=0.0, max_rules=1, classes=[0, 1],
-                                   random_state=7)
+    clf = DPDecisionListClassifier(algorithm="greedy_cover", epsilon=2.0, delta=0.0,
+                                   max_rules=1, classes=[0, 1], random_state=7)
     fitted = _encode(clf.fit(*D1))
-    clf2 = DPDecisionListClassifier(epsilon=2.0, delta=0.0, max_rules=1)
+    clf2 = DPDecisionListClassifier(algorithm="greedy_cover", epsilon=2.0, delta=0.0, max_rules=1)
     clf2.classes_ = np.array([0, 1])
-    _private_run(clf2, sp.csr_matrix(D1[0]), D1[1], np.random.default_rng(7))
+    private_run(clf2, sp.csr_matrix(D1[0]), D1[1], np.random.default_rng(7))
     np.testing.assert_array_equal(fitted, _encode(clf2))
 
 
@@ -106,7 +77,8 @@ def test_private_run_is_fit():
 )
 def test_dp_decision_list_audit(epsilon, delta, max_rules, accounting):
     clf = DPDecisionListClassifier(
-        epsilon=epsilon, delta=delta, max_rules=max_rules, accounting=accounting
+        algorithm="greedy_cover", epsilon=epsilon, delta=delta, max_rules=max_rules,
+        accounting=accounting,
     )
     result = audit_mechanism(_private_sampler(clf), D0, D1, n_samples=8_000, delta=delta)
     print(result)
@@ -120,7 +92,8 @@ def test_negative_control_greedy_argmax():
 
 
 def test_negative_control_non_private_default():
-    clf = _NonPrivateDefault(epsilon=2.0, delta=0.0, max_rules=1, accounting="basic")
+    clf = NonPrivateDefault(algorithm="greedy_cover", epsilon=2.0, delta=0.0, max_rules=1,
+                             accounting="basic")
     result = audit_mechanism(_private_sampler(clf), D0, D1, n_samples=4_000)
     print(result)
     assert result.epsilon_lower_bound > 2.0, result
@@ -140,11 +113,7 @@ def _sharp_pair():
     default 1 is ≈ 2.3× likelier under D′ at ε̂ = 1. The event "f* first, then default
     1" carries most of both steps' ε̂.
     """
-    k = SHARP_FEATURES
-    X = np.vstack([np.c_[np.ones((4, k)), np.zeros((4, 1))], np.zeros((2, k + 1))])
-    y = np.r_[np.zeros(4), np.ones(2)].astype(np.intp)
-    extra = np.r_[np.ones(k), 0.0]
-    return (X.astype(int), y), (np.vstack([X, extra]).astype(int), np.r_[y, 1])
+    return sharp_pair(SHARP_FEATURES)
 
 
 def _sharp_event(out):
@@ -160,7 +129,8 @@ class _TwiceEpsilon(DPDecisionListClassifier):
 
 def test_tight_decision_list_sharp_audit():
     d0, d1 = _sharp_pair()
-    clf = DPDecisionListClassifier(epsilon=2.0, delta=1e-6, max_rules=1, accounting="tight")
+    clf = DPDecisionListClassifier(algorithm="greedy_cover", epsilon=2.0, delta=1e-6,
+                                   max_rules=1, accounting="tight")
     # two steps at δ = 10⁻⁶: the accountant's ε̂ is basic's ε/2 (+10⁻⁶, under its
     # 10⁻⁵ safety shave), so the list runs the basic split it certifies
     assert clf._plan(2.0, 1e-6, SHARP_FEATURES + 1)[0] == 1.0
@@ -172,7 +142,8 @@ def test_tight_decision_list_sharp_audit():
 
 def test_negative_control_calibrated_for_twice_epsilon():
     d0, d1 = _sharp_pair()
-    clf = _TwiceEpsilon(epsilon=2.0, delta=1e-6, max_rules=1, accounting="tight")
+    clf = _TwiceEpsilon(algorithm="greedy_cover", epsilon=2.0, delta=1e-6, max_rules=1,
+                        accounting="tight")
     result = audit_mechanism(_private_sampler(clf), d0, d1, n_samples=20_000,
                              events=[_sharp_event], delta=1e-6)
     print(result)

@@ -1,0 +1,160 @@
+"""The net cover: the default DP decision list and the non-private greedy list's default."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from _planted import planted
+from scipy.stats import chisquare
+
+from skdp import PrivacyBudget
+from skdp.accounting import BoundedRange, account
+from skdp.decision_list import DPDecisionListClassifier, GreedyDecisionListClassifier
+from skdp.decision_list._greedy_cover import greedy_cover, predict_codes
+from skdp.decision_list._net_cover import default_n_rules, net_selector
+
+pytestmark = pytest.mark.filterwarnings("ignore:classes=None:skdp.PrivacyWarning")
+
+
+def _naive_net_cover(X, y, n_classes, n_rules, weight, negations, select):
+    """Reference net cover recomputing every count from scratch."""
+    X = np.asarray(X).astype(bool)
+    n, d = X.shape
+    remaining = np.ones(n, dtype=bool)
+    available = np.ones(d, dtype=bool)
+    rules = []
+    for _ in range(n_rules):
+        idx = np.flatnonzero(available)
+        literals = [(f, 1) for f in idx] + ([(f, 0) for f in idx] if negations else [])
+        scores, cover = [], []
+        for f, sign in literals:
+            fires = remaining & (X[:, f] == sign)
+            for b in range(n_classes):
+                right = int(np.sum(fires & (y == b)))
+                scores.append(right - weight * (int(fires.sum()) - right))
+                cover.append(int(fires.sum()))
+        cand, b = divmod(select(np.array(scores), np.array(cover), False), n_classes)
+        f, sign = literals[cand]
+        rules.append((f, sign, b))
+        available[f] = False
+        remaining &= X[:, f] != sign
+    counts = np.bincount(y[remaining], minlength=n_classes)
+    return rules, select(counts, np.full(n_classes, counts.sum()), True)
+
+
+@pytest.mark.parametrize("negations", [False, True])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_incremental_net_cover_matches_naive(negations, n_classes):
+    rng = np.random.default_rng(n_classes)
+    X = (rng.random((300, 10)) < 0.3).astype(int)
+    y = rng.integers(0, n_classes, 300)
+
+    def make_select():
+        gen = np.random.default_rng(5)
+        return lambda s, c, d: int(np.argmax(s + 3 * gen.gumbel(size=s.size)))
+
+    fast = greedy_cover(sp.csr_matrix(X), y, n_classes, max_rules=6, select=make_select(),
+                        score="net", error_weight=1.5, negations=negations, allow_true=False)
+    rules, default = _naive_net_cover(X, y, n_classes, 6, 1.5, negations, make_select())
+    assert list(zip(fast.features, fast.signs, fast.labels, strict=True)) == rules
+    assert fast.default == default
+    # prediction with negated literals: the first rule whose literal holds
+    Xc = sp.csr_matrix(X)
+    out = predict_codes(Xc, fast.features, fast.labels, fast.default, 10, fast.signs)
+    for row, o in zip(X, out, strict=True):
+        fired = [b for f, s, b in rules if row[f] == s]
+        assert o == (fired[0] if fired else default)
+
+
+def test_default_number_of_rules_uses_public_quantities_only():
+    assert [default_n_rules(e, 90, 2) for e in (0.1, 0.5, 1, 2, 4, 8)] == [1, 1, 2, 4, 8, 16]
+    assert default_n_rules(8.0, 5, 2) == 5  # at most one rule per feature
+    assert default_n_rules(0.5, 784, 10) == 9  # at least C − 1 rules
+    X, y = planted()
+    for n in (200, 3000):  # n does not change the list's length or the steps
+        clf = DPDecisionListClassifier(epsilon=2.0, classes=[0, 1], random_state=0)
+        clf.fit(X[:n], y[:n])
+        assert len(clf.rules_) == 4 and clf.n_selections_ == 5
+
+
+def test_net_cover_accounting():
+    X, y = planted()
+    # ε = 4: 8 rules + default = 9 bounded-range steps through the accountant
+    clf = DPDecisionListClassifier(epsilon=4.0, classes=[0, 1], random_state=0).fit(X, y)
+    assert clf.accounting_ == "tight" and clf.step_epsilon_ > 1.01 * 4.0 / 9
+    assert account([(BoundedRange(clf.step_epsilon_), 9)]).epsilon(1e-6) <= 4.0
+    assert clf.privacy_spent_ == (4.0, 1e-6)
+    # "paper" (the prototype's accounting) and "basic": ε/(K + 1), pure
+    for accounting in ("paper", "basic"):
+        clf = DPDecisionListClassifier(epsilon=4.0, accounting=accounting, classes=[0, 1],
+                                       random_state=0).fit(X, y)
+        assert clf.accounting_ == "basic" and clf.step_epsilon_ == pytest.approx(4.0 / 9)
+        assert clf.privacy_spent_ == (4.0, 0.0)
+
+
+def test_emcover_is_refused_for_the_net_cover_before_any_privacy_is_spent():
+    X, y = planted()
+    budget = PrivacyBudget(epsilon=5.0, delta=1e-5)
+    clf = DPDecisionListClassifier(accounting="emcover", budget=budget, classes=[0, 1])
+    with pytest.raises(ValueError, match="Lemma 18"):
+        clf.fit(X, y)
+    assert budget.spent.epsilon == 0.0 and not hasattr(clf, "rules_")
+
+
+def test_net_selector_samples_the_lemma_distribution():
+    """Rule step ∝ exp(ε̂q/(1 + λ)); default step ∝ exp(ε̂n_b) (chi-square, α = 1e-6)."""
+    step, lam, n = 1.2, 2.0, 20_000
+    scores = np.array([0.0, 1.0, 3.0, -2.0])
+    rng = np.random.default_rng(0)
+    select = net_selector(step, lam, rng)
+    for is_default, scale in ((False, step / (1 + lam)), (True, step)):
+        draws = np.array([select(scores, scores, is_default) for _ in range(n)])
+        p = np.exp(scale * scores)
+        p /= p.sum()
+        assert chisquare(np.bincount(draws, minlength=4), n * p).pvalue > 1e-6
+
+
+def test_dp_net_cover_learns_a_planted_list_and_beats_the_paper_at_moderate_epsilon():
+    X, y = planted(noise=0.05)
+    net = DPDecisionListClassifier(epsilon=2.0, classes=[0, 1], random_state=1).fit(X, y)
+    assert [r[0] for r in net.rules_[:3]] == [0, 3, 5]
+    assert net.score(X, y) > 0.93
+
+
+def test_negated_literals_are_learned_and_printed():
+    rng = np.random.default_rng(0)
+    X = (rng.random((2000, 4)) < 0.5).astype(int)
+    y = np.where(X[:, 2] == 0, 1, X[:, 0])  # "if ~x2 then 1 elif x0 then 1 else 0"
+    clf = DPDecisionListClassifier(epsilon=8.0, max_rules=2, negations=True, classes=[0, 1],
+                                   random_state=0).fit(X, y)
+    assert clf.rules_[0] == (2, 0, 1)
+    assert clf.export_text().splitlines()[0] == "if ~x2 then 1"
+    assert clf.score(X, y) == 1.0
+    assert clf.export_text(["a", "b", "c d", "e"]).startswith("if ~(c d) then 1")
+
+
+def _noisy(seed, n=3000):
+    """y = x0 with 20 % label noise, 3 more fair coins, 30 rare (1 %) features."""
+    rng = np.random.default_rng(seed)
+    X = np.c_[rng.random((n, 4)) < 0.5, rng.random((n, 30)) < 0.01].astype(int)
+    return X, np.where(rng.random(n) < 0.2, 1 - X[:, 0], X[:, 0])
+
+
+def test_greedy_net_cover_learns_impure_rules_on_noisy_data():
+    X, y = _noisy(0)
+    Xt, yt = _noisy(1)
+    # Rivest's error score takes the rare, nearly pure features first
+    rivest = GreedyDecisionListClassifier(algorithm="greedy_cover").fit(X, y)
+    assert rivest.rules_[0][0] >= 4 and rivest.score(Xt, yt) < 0.75
+    net = GreedyDecisionListClassifier().fit(X, y)
+    assert net.rules_[0] == (0, 1, 1) and net.score(Xt, yt) > 0.78
+    # it stops once no rule is right on more than λ/(1 + λ) of the rows it covers
+    X2 = np.random.default_rng(0).integers(0, 2, (500, 6))
+    y2 = np.random.default_rng(1).integers(0, 2, 500)
+    assert len(GreedyDecisionListClassifier(error_weight=3.0).fit(X2, y2).rules_) <= 2
+
+
+def test_greedy_net_cover_recovers_a_noise_free_list():
+    X, y = planted()
+    clf = GreedyDecisionListClassifier().fit(X, y)
+    assert clf.score(X, y) == 1.0
+    assert [r[0] for r in clf.rules_[:3]] == [0, 3, 5]

@@ -1,0 +1,60 @@
+"""Shared pieces of the decision-list audits: the private routine, samplers, pairs, a twin."""
+
+import numpy as np
+import scipy.sparse as sp
+
+from skdp.decision_list import DPDecisionListClassifier
+
+# D: each feature fires on one row of each label, and so do the rows no feature fires
+# on, so after any first rule the remaining labels tie. D′ adds a row no feature fires
+# on, with label 1: it moves the scores of the constant rule T (DP-GreedyCover) and
+# decides the default — the row only the private default step protects (unless
+# negated literals cover it).
+X0 = np.array([[1, 0], [1, 0], [0, 1], [0, 1], [0, 0], [0, 0]])
+Y0 = np.array([0, 1, 0, 1, 0, 1])
+D0 = (X0, Y0)
+D1 = (np.vstack([X0, [[0, 0]]]), np.r_[Y0, 1])
+
+
+def private_run(clf, X, y, rng):
+    """``fit``'s private routine on validated data, drawing its noise from ``rng``."""
+    clf._stream = clf._open_stream()
+    clf._rng = rng
+    clf._private_run(X, y, accumulate=False)
+
+
+def private_sampler(clf, encode, width):
+    """Sampler for :func:`skdp.audit.audit_mechanism`: ``encode(clf)`` of n private runs."""
+
+    def sample(data, n, rng):
+        X, y = data
+        Xc = sp.csr_matrix(X)
+        clf.classes_ = np.array([0, 1])
+        outs = np.empty((n, width), dtype=np.int64)
+        for i in range(n):
+            private_run(clf, Xc, y, rng)
+            outs[i] = encode(clf)
+        return outs
+
+    return sample
+
+
+def sharp_pair(k):
+    """D: 4 rows labelled 0 on which features 0..k−1 all fire, 2 empty rows labelled 1;
+    feature k (f*) never fires. D′ adds a row labelled 1 on which 0..k−1 fire."""
+    X = np.vstack([np.c_[np.ones((4, k)), np.zeros((4, 1))], np.zeros((2, k + 1))])
+    y = np.r_[np.zeros(4), np.ones(2)].astype(np.intp)
+    extra = np.r_[np.ones(k), 0.0]
+    return (X.astype(int), y), (np.vstack([X, extra]).astype(int), np.r_[y, 1])
+
+
+class NonPrivateDefault(DPDecisionListClassifier):
+    """Broken: rules chosen privately, the default rule by exact majority."""
+
+    def _selector(self, step_epsilon, rng):
+        private = super()._selector(step_epsilon, rng)
+
+        def select(scores, coverage, is_default):
+            return int(np.argmax(scores)) if is_default else private(scores, coverage, False)
+
+        return select
