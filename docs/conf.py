@@ -106,7 +106,8 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_prev_next": False,
     "navbar_end": ["theme-switcher", "navbar-icon-links"],
-    "secondary_sidebar_items": ["page-toc"],
+    # No "On this page" column on the landing page: its table and figure get the width.
+    "secondary_sidebar_items": {"**": ["page-toc"], "index": []},
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
