@@ -19,6 +19,7 @@ and m − 3 ("low", label 1) under S', deterministically.
 import math
 
 import numpy as np
+import pytest
 
 from skdp.audit import audit_mechanism
 from skdp.prediction import RectanglesPERPClassifier
@@ -105,3 +106,78 @@ def test_audit_catches_position_partition_without_noise():
     # Deterministic: 300/300 vs 0/300, measured ε ≥ 2.90 > 2.
     result, eps = _audit(PositionPartitionNoiseless, 300)
     assert result.epsilon_lower_bound > eps, str(result)
+
+
+# ---------------------------------------------------------------- a query's privacy
+# Neighbouring streams: one query x* present or absent (its own answer withheld), as in
+# test_perp_audit.py. Design (d = 1): every positive sits at 0.7, so each initial copy's
+# slice is m points at 0.7 and the Left copy counts m above 0.55 and 0.45 — mid-band
+# (m = t_l + gap/2), "medium". The stream: G = ⌈t_l⌉ − 1 queries at 0.55, x* at 0.55 (or
+# nothing), enough queries at 0.45 for the svt Stopper to halt, then probes at 0.5. The
+# Left copy restarts on its mediums with phase 1's parameters and counts G + [x*] points
+# above 0.5: at t_l (k = 400 keeps it from halting again on the rest of the filler).
+# Broken twin: noiseless BetweenThresholds (all copies) answers the
+# probes "medium" with x* and "low" without, deterministically.
+QUERY_EPS, N_PROBES, T_L = 3.0, 5, 20.5
+
+
+class _NoiselessRun(RectanglesRun):
+    def _challenge_bt(self, q, seed):
+        return _NoiselessChallengeBT(q.threshold, q.upper_threshold, q.epsilon_instance,
+                                     q.delta_instance, q.max_hard, q.length + 1,
+                                     stopper="svt", stopper_epsilon=q.stopper_epsilon,
+                                     random_state=seed)
+
+
+class NoiselessSharp(_Audited):
+    """Broken: every ChallengeBT copy without BetweenThresholds noise."""
+
+    _run_class = _NoiselessRun
+
+
+def _query_design():
+    base = dict(delta=0.05, alpha=0.99, gamma=1.0, threshold=T_L, max_hard=400,
+                first_phase_length=20_000, preset="sharp", classes=[0, 1])
+    probe = _Audited(epsilon=QUERY_EPS, slice_size=1, **base).fit([[0.0], [1.0]], [1, 0])
+    init, q = probe.parameters_.initial_copies, probe.parameters_.phases[0]
+    m = math.ceil(T_L + init.min_gap / 2)
+    X = np.append(np.full(4 * m + 200, 0.7), 10.0)[:, None]
+    y = np.append(np.ones(X.shape[0] - 1, dtype=int), 0)
+    n_g = math.ceil(T_L) - 1
+    n_f = init.max_hard - n_g + math.ceil(12 * init.stopper_noise_scale)
+    stream = np.concatenate([np.full(n_g, 0.55), np.full(n_f, 0.45), np.full(N_PROBES, 0.5)])
+    assert stream.size + 1 <= q.length
+    return (X, y), stream[:, None], n_g, dict(epsilon=QUERY_EPS, slice_size=m, **base), q
+
+
+def _query_audit(cls, n_samples):
+    data, stream, n_g, params, q = _query_design()
+    with_star = np.insert(stream, n_g, [0.55], axis=0)
+
+    def sample(present, n, rng):
+        out = np.empty((n, stream.shape[0]), dtype=np.int8)
+        for i in range(n):
+            clf = cls(random_state=rng, **params).fit(*data)
+            if present:
+                out[i] = np.delete(clf.predict(with_star), n_g)
+            else:
+                out[i] = clf.predict(stream)
+        return out
+
+    probes = [lambda t: t[:, -N_PROBES] == 1, lambda t: t[:, -N_PROBES:].mean(axis=1) > 0.5]
+    result = audit_mechanism(sample, True, False, n_samples=n_samples, events=probes,
+                             alpha=ALPHA, delta=q.delta, random_state=12)
+    return result
+
+
+@pytest.mark.slow
+def test_sharp_rectangles_protect_a_query():
+    result = _query_audit(_Audited, 500)  # measured ε ≥ −0.52
+    assert result.epsilon_lower_bound <= QUERY_EPS, str(result)
+
+
+@pytest.mark.slow
+def test_audit_catches_noiseless_sharp_on_a_query():
+    # Deterministic: 500/500 vs 0/500, measured ε ≥ 3.43 > 3.
+    result = _query_audit(NoiselessSharp, 500)
+    assert result.epsilon_lower_bound > QUERY_EPS, str(result)
