@@ -70,6 +70,7 @@ Xq, yq = sample(T)
 
 yan = make_pipeline(clipper, PrivatePredictor(Halfspaces(2), epsilon=epsilon, delta=delta,
                                               max_hard_queries=cap, mode="halfspace",
+                                              n_teachers=k, planned_queries=T,
                                               classes=[0, 1], random_state=0)).fit(X, y)
 baseline = make_pipeline(clipper, SubsampleAggregatePredictor(
     Halfspaces(2), epsilon=epsilon, delta=delta, n_queries=T, n_teachers=k, classes=[0, 1],
@@ -80,8 +81,10 @@ plain = LogisticRegression().fit(X, y)
 # %%
 # Answer the stream, 1 000 queries at a time
 # ------------------------------------------
-# Each call spends from the predictor's own ledger ``budget_``; Yan's predictor
-# only spends when it starts a new BetweenThresholds instance (after a hard query).
+# Each call spends from the predictor's own ledger ``budget_``. Yan's predictor
+# reserves its whole planned cost at the first answer (the composition over the cap
+# of hard queries; a bound for the instances used so far would not be a valid
+# running total), then answers until the cap of hard queries without further charge.
 checkpoints, acc_yan, acc_base, spent_yan, spent_base = [], [], [], [], []
 answers_yan, answers_base = [], []
 for start in range(0, T, 1000):
