@@ -186,6 +186,11 @@ class HistSparse:
             return np.count_nonzero(data == self.current) / self.n_items
         return sum(1 for item in data if item == self.current) / self.n_items
 
+    def _query(self, data):
+        """Q_t = 1 − freq_{L_t}(h) (sensitivity 1/k); variants override it with their own
+        sensitivity in :meth:`_make_svt`."""
+        return 1.0 - self._frequency(data)
+
     def _check_list(self, data):
         size = data.shape[0] if isinstance(data, np.ndarray) and data.ndim == 1 else None
         if size is None and not isinstance(data, np.ndarray):
@@ -238,7 +243,7 @@ class HistSparse:
         n_rounds = check_positive_int(n_rounds, "n_rounds", minimum=0)
         if n_rounds == 0:
             return 0, False
-        query = 1.0 - self._frequency(data)
+        query = self._query(data)
         answers = self._svt.process(np.full(n_rounds, query), stop_after_positive=True)
         self.n_rounds += answers.size
         if answers.size and answers[-1]:

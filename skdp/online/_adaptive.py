@@ -73,6 +73,11 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     max_switches : int, optional
         Cap on the number of switches of the released hypothesis
         (default 1 + D·max_list_size).
+    on_inconsistent : {"skip", "bottom"}, optional
+        The SOA base learner's reaction to an example contradicting its version space
+        (:class:`~skdp.online.SOALearner`); ignored for a given MistakeBoundedLearner.
+        Default ``"skip"`` (practical: a tournament example with the wrong random label
+        cannot destroy a sequence that pinned the target), ``"bottom"`` (paper, ⊥).
     accounting : {"tight", "paper"}, default="tight"
         ``"paper"``: ε₀ = ε/2 for the AboveThreshold instances and (ε₀/D, δ/D) per
         histogram (basic composition). ``"tight"``: the same weights scaled as far as
@@ -109,6 +114,11 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         List sizes ``len(L_s)`` as released, s = 0 … ``layer_``.
     n_switches_ : int
         Switches of the released hypothesis (AboveThreshold ⊤ answers).
+    switch_rounds_ : list of int
+        Rounds (0-based) of the switches; the first is the length of the forced phase
+        (every earlier round predicts with A(∅)).
+    released_is_initial_ : bool
+        True while the released hypothesis is A(∅).
     n_histograms_ : int
         PrivateHistogram calls (≤ D).
     status_ : str
@@ -132,9 +142,18 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     M_s ≥ 4·(histogram error) — refused (ValueError, nothing spent) when N_0 exceeds
     2²² sequences or T, i.e. for every d ≥ 2 (N_0 ≈ 2^{26+} already at d = 2).
     ``preset="practical"`` (default) keeps every mechanism and the accounting and
-    changes constants: D = min(d, 2), threshold N_s/2 + (4/ε₀)·ln(2T/β), keep every
+    changes constants: D = 1, threshold N_s/2 + (4/ε₀)·ln(2T/β), keep every
     hypothesis the histogram releases (released counts ≥ A + 2, its own threshold),
-    N_0 ≈ 64·(A + 2) (derivations in ``resolve_adaptive_parameters``). With D < d the
+    N_0 ≈ 16·(A + 2), and the SOA skips contradicting examples (derivations and
+    measurements in ``resolve_adaptive_parameters``).
+
+    Where it learns (measured, ``benchmarks/results/online_littlestone.md``): streams
+    on which one example of each error pins the target — the binary-search adaptive
+    adversary (thresholds on 2¹⁶ points: a forced phase of ≈ 500 rounds at ε = 1, then
+    flat), point functions. On spread-out streams and against the mistake-seeking
+    adversary its layer-1 list comes out empty and it stops: use
+    :class:`~skdp.online.PrivateExpertsClassifier` (oblivious streams) or
+    :class:`~skdp.online.BatchSanitizedOnlineClassifier` there. With D < d the
     realizable mistake bound no longer applies: if L_D is exhausted the learner stops
     updating (``status_``). ``beta=0.05``, ``delta=1e-6`` and the 10⁶ horizon of
     ``partial_fit`` streams are practical defaults.
@@ -213,6 +232,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         "n_sequences": [Interval(numbers.Integral, 2, None, closed="left"), None],
         "max_list_size": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "max_switches": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "on_inconsistent": [StrOptions({"skip", "bottom"}), None],
         "accounting": [StrOptions(set(ACCOUNTING))],
         "budget": [PrivacyBudget, None],
         "random_state": ["random_state"],
@@ -222,8 +242,9 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
 
     def __init__(self, epsilon=1.0, delta=1e-6, hypothesis_class=None, n_rounds=None,
                  beta=0.05, *, preset="practical", n_layers=None, n_sequences=None,
-                 max_list_size=None, max_switches=None, accounting="tight", budget=None,
-                 random_state=None, verbose=0, classes=None):
+                 max_list_size=None, max_switches=None, on_inconsistent=None,
+                 accounting="tight", budget=None, random_state=None, verbose=0,
+                 classes=None):
         self.epsilon = epsilon
         self.delta = delta
         self.hypothesis_class = hypothesis_class
@@ -234,6 +255,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         self.n_sequences = n_sequences
         self.max_list_size = max_list_size
         self.max_switches = max_switches
+        self.on_inconsistent = on_inconsistent
         self.accounting = accounting
         self.budget = budget
         self.random_state = random_state
@@ -242,7 +264,9 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
 
     # ----------------------------------------------------------------- stream hooks
     def _base_learner(self):
-        return base_learner_for(self.hypothesis_class, type(self).__name__)
+        mode = self.on_inconsistent or ("bottom" if self.preset == "paper" else "skip")
+        return base_learner_for(self.hypothesis_class, type(self).__name__,
+                                on_inconsistent=mode)
 
     def _prepare_stream(self, from_fit):
         self._check_privacy_params()
@@ -275,6 +299,8 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         self.mistake_bound_ = plan["learner"].mistake_bound
         self._horizon_warned = False
         self._core = self._make_core(plan["learner"], params)
+        self._initial_key = plan["learner"].hypothesis_key()  # A(∅): public
+        self.switch_rounds_ = []
         self._sync()
 
     def _make_core(self, learner, params):
@@ -288,6 +314,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         self.n_switches_ = core.n_switches
         self.n_histograms_ = core.n_histograms
         self.status_ = "learning" if core.halted is None else f"stopped: {core.halted}"
+        self.released_is_initial_ = core.hypothesis.hypothesis_key() == self._initial_key
 
     def _released_predict(self, x):
         return self._core.predict(x)
@@ -297,6 +324,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
 
     def _step(self, x, y, wrong):
         layer = self._core.layer
+        self.switch_rounds_.append(self.n_rounds_seen_ - 1)
         reason = self._core.switch()
         self._sync()
         if self.verbose:

@@ -132,12 +132,13 @@ def _first_positive_threshold(vs):
 _UNSET = object()
 
 
-def base_learner_for(hypothesis_class, owner):
+def base_learner_for(hypothesis_class, owner, *, on_inconsistent="bottom"):
     """The base learner a private online learner runs on ``hypothesis_class``.
 
     A :class:`MistakeBoundedLearner` instance plugs in as it is (a copy, so refitting
-    starts from the same fresh state); anything else is a class for :class:`SOALearner`.
-    ``owner`` names the estimator in the error raised when no class was given.
+    starts from the same fresh state); anything else is a class for :class:`SOALearner`
+    with ``on_inconsistent``. ``owner`` names the estimator in the error raised when no
+    class was given.
     """
     if hypothesis_class is None:
         raise ValueError(
@@ -147,7 +148,7 @@ def base_learner_for(hypothesis_class, owner):
         )
     if isinstance(hypothesis_class, MistakeBoundedLearner):
         return hypothesis_class.copy()
-    return SOALearner(hypothesis_class)
+    return SOALearner(hypothesis_class, on_inconsistent=on_inconsistent)
 
 
 class SOALearner:
@@ -164,6 +165,17 @@ class SOALearner:
     ----------
     hypothesis_class : FiniteClass, label matrix or version space
         See :func:`skdp.hypotheses.littlestone.version_space`.
+    on_inconsistent : {"bottom", "skip"}, default="bottom"
+        A mistake at an example that contradicts every hypothesis left: ``"bottom"``
+        makes the learner fail (⊥, ``hypothesis_key()`` None — the SOA of the papers);
+        ``"skip"`` ignores the example (state unchanged, ``update`` returns False). The
+        private learners' practical presets use ``"skip"``: a tournament example with
+        the wrong random label then cannot destroy a copy that has already pinned the
+        target (measured: 3 in 4 of DP-SOA's trees ended ⊥ against the binary-search
+        adversary with ``"bottom"``). On realizable sequences the two agree, and the
+        mistake bound is the same.
+    limits
+        Passed to :func:`~skdp.hypotheses.littlestone.version_space`.
 
     Attributes
     ----------
@@ -189,7 +201,11 @@ class SOALearner:
     #: rows a vertex predicts correctly, vectorised).
     conservative = True
 
-    def __init__(self, hypothesis_class, **limits):
+    def __init__(self, hypothesis_class, *, on_inconsistent="bottom", **limits):
+        if on_inconsistent not in ("bottom", "skip"):
+            raise ValueError("on_inconsistent must be 'bottom' or 'skip', got "
+                             f"{on_inconsistent!r}.")
+        self.on_inconsistent = on_inconsistent
         self.version_space = version_space(hypothesis_class, **limits)
         self.n_domain = self.version_space.n_domain
         self.mistake_bound = self.version_space.ldim()
@@ -229,8 +245,10 @@ class SOALearner:
     def update(self, x, y):
         if self.failed or self.predict_one(x) == y:
             return False
-        self.n_mistakes += 1
         new = self.version_space.restrict(x, y)
+        if new.is_empty and self.on_inconsistent == "skip":
+            return False  # contradicts every hypothesis left: ignored, state unchanged
+        self.n_mistakes += 1
         if new.is_empty:
             self.failed = True
         else:

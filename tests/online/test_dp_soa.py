@@ -2,6 +2,7 @@
 
 import dataclasses
 import itertools
+import math
 import warnings
 
 import numpy as np
@@ -24,9 +25,10 @@ from skdp.online import (
     SOALearner,
     run_online,
 )
+from skdp.online._competitor_sparse import CompetitorHistSparse
 
 # A configuration that learns a point of 4 within 20000 rounds (see the docstring example).
-LEARNS = dict(epsilon=8.0, delta=1e-6, n_trees=200, max_switches=2)
+LEARNS = dict(epsilon=8.0, delta=1e-6, n_trees=200, max_switches=2, query="frequency")
 
 
 @pytest.fixture(autouse=True)
@@ -125,15 +127,20 @@ def test_parameters_and_defaults():
     clf = DPSOAClassifier(1.0, 1e-6, ThresholdVersionSpace(2**16), random_state=0)
     clf.fit([[0], [40000]], [0, 1])
     p = clf.parameters_
-    assert (p.n_leaves, p.max_switches, p.eta) == (16, 8, 0.25)  # Ldim 16 → 2^(3+1)
-    assert p.threshold == pytest.approx(1 - 3 * 0.25 / 32)
-    assert p.svt_epsilon + p.max_switches * p.hist_epsilon == pytest.approx(1.0)
-    assert p.max_switches * p.hist_delta == pytest.approx(1e-6)
+    assert (p.n_leaves, p.max_switches, p.eta) == (4, 1, 0.25)
+    assert (p.query, p.on_inconsistent) == ("competitor", "skip")
+    assert p.threshold_count > 2 * 2 + 2 and p.threshold == p.threshold_count / p.n_trees
+    assert p.n_trees == max(64, math.ceil(1.5 * p.threshold_count))
+    assert p.svt_epsilon + p.max_switches * p.hist_epsilon == pytest.approx(1.0, rel=1e-3)
+    assert isinstance(clf._hist_sparse, CompetitorHistSparse)
+    freq = DPSOAClassifier(1.0, 1e-6, ThresholdVersionSpace(2**16), query="frequency",
+                           max_switches=8, random_state=0).fit([[0], [40000]], [0, 1])
+    q = freq.parameters_
+    assert q.threshold == pytest.approx(1 - 3 * 0.25 / 32) and q.threshold_count == 0.0
     from skdp.mechanisms import stable_histogram_min_size
-    assert p.n_trees == stable_histogram_min_size(0.25, p.hist_epsilon, p.hist_delta)
-    pts = DPSOAClassifier(1.0, 1e-6, PointVersionSpace(8), random_state=0).fit([[0], [1]],
-                                                                               [0, 1])
-    assert pts.parameters_.n_leaves == 4  # Ldim 1 → the paper's 2^(d+1)
+    assert q.n_trees == stable_histogram_min_size(0.25, q.hist_epsilon, q.hist_delta)
+    assert freq._hypothesis.on_inconsistent == "skip"
+    assert (freq.n_switches_, freq.n_svt_firings_, freq.released_is_initial_) == (0, 0, True)
 
 
 def test_theory_preset_refuses_before_any_charge():

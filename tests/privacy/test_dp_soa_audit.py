@@ -7,8 +7,10 @@ round-robin plan instead of random leaves) and use a two-state base learner: ``A
 privacy proof (Lemma A.1) holds for *every* fixed π and tournament labels — it only uses
 that one row changes one tree — so auditing at a chosen π is a stronger test of the same
 claim. Everything else (the forest, HistSparse, the estimator loop) is the shipped code,
-run through ``fit``. Trees have k₁ = 4 leaves: a tree outputs B once both halves saw a row
-(0, +1), and ⊥ once both halves saw a row (1, +1); rows (1, −1) change nothing.
+run through ``fit`` with Alg. 2's frequency query (``query="frequency"``; the practical
+preset's competitor query is audited in ``test_dp_soa_competitor_audit.py``). Trees have
+k₁ = 4 leaves: a tree outputs B once both halves saw a row (0, +1), and ⊥ once both
+halves saw a row (1, +1); rows (1, −1) change nothing.
 
 * Design S (sparse vector, ε = 1, c = 1, 8 trees, η = 1/4 so θ ≈ 0.977): all trees become
   B one by one; in D′ the last tree's completing row is replaced by a no-op, so the query
@@ -121,7 +123,8 @@ def _stream(rows):
 
 
 # ----------------------------------------------------------------- design S
-S_PARAMS = dict(epsilon=1.0, delta=1e-6, n_trees=K_S, n_leaves=K1, max_switches=1, eta=0.25)
+S_PARAMS = dict(epsilon=1.0, delta=1e-6, n_trees=K_S, n_leaves=K1, max_switches=1, eta=0.25,
+                query="frequency")
 
 
 def _design_s():
@@ -182,7 +185,8 @@ def test_dp_soa_without_query_noise_is_caught():
 
 
 # ----------------------------------------------------------------- design H
-H_PARAMS = dict(epsilon=2.0, delta=0.05, n_trees=K_H, n_leaves=K1, max_switches=1, eta=0.25)
+H_PARAMS = dict(epsilon=2.0, delta=0.05, n_trees=K_H, n_leaves=K1, max_switches=1, eta=0.25,
+                query="frequency")
 
 
 def _tau():

@@ -1,0 +1,86 @@
+"""A mistake-seeking adaptive adversary that keeps a hidden target and does not collapse."""
+
+import numpy as np
+
+from .._validation import check_generator, check_positive_int
+from ..hypotheses.littlestone import version_space
+from ._adversaries import _target_labels
+
+__all__ = ["MistakeSeekingAdversary"]
+
+
+class MistakeSeekingAdversary:
+    """Each round, probe the released hypothesis near the target's boundary; play an error.
+
+    A hidden target h* is drawn per game (uniformly from the class, as
+    :class:`~skdp.online.ObliviousAdversary` does); every example is labelled by h*, so
+    the stream is realizable whatever the learner does and — unlike the binary-search
+    adversaries, which pin their target where the learner's first hypothesis is wrong
+    and then repeat one point — it does not collapse onto the easiest stream. Each
+    round draws ``n_probes`` candidate points (half uniform on the domain, half at a
+    log-uniform distance 2^U, U ~ U[0, log₂ N], from a random point of h*'s boundary —
+    the points whose label differs from their successor's), evaluates the learner's
+    *released* hypothesis at them (``probe``), and plays the first candidate it gets
+    wrong; when it is right on all of them, the first candidate. A learner that keeps
+    a wrong hypothesis therefore pays a mistake on almost every round, and the points
+    it is shown come from where it is wrong.
+
+    Parameters
+    ----------
+    hypothesis_class : FiniteClass, label matrix or version space
+    n_probes : int, default=8
+        Candidate points per round (probes of the released hypothesis).
+    target : int, optional
+        As in :class:`~skdp.online.ObliviousAdversary` (random per game if None).
+
+    Attributes
+    ----------
+    labels_ : ndarray of int8
+        h* on the whole domain (after ``reset``).
+    n_found_ : int
+        Rounds on which a probe found an error of the released hypothesis.
+    """
+
+    oblivious = False
+
+    def __init__(self, hypothesis_class, *, n_probes=8, target=None):
+        self.hypothesis_class = hypothesis_class
+        self.n_probes = check_positive_int(n_probes, "n_probes")
+        self.target = target
+        self._vs = version_space(hypothesis_class)
+        self.n_domain = self._vs.n_domain
+        self.reset(None)
+
+    def reset(self, rng):
+        self._rng = check_generator(rng)
+        self.labels_ = _target_labels(self._vs, self._rng, self.target)
+        edges = np.flatnonzero(self.labels_[1:] != self.labels_[:-1])
+        self._boundary = np.unique(np.concatenate([edges, edges + 1]))
+        self._log2n = float(np.log2(max(self.n_domain, 2)))
+        self.n_found_ = 0
+        return self
+
+    def _candidates(self):
+        rng, k, n = self._rng, self.n_probes, self.n_domain
+        x = rng.integers(0, n, size=k)
+        if self._boundary.size:
+            near = k // 2
+            base = self._boundary[rng.integers(0, self._boundary.size, size=near)]
+            step = np.floor(2.0 ** rng.uniform(0.0, self._log2n, size=near)).astype(np.int64)
+            sign = rng.choice(np.array([-1, 1]), size=near)
+            x[:near] = np.clip(base + sign * (step - 1), 0, n - 1)
+        return x
+
+    def next_round(self, probe=None):
+        cands = self._candidates()
+        if probe is not None:
+            for c in cands.tolist():
+                got = probe(c)
+                if got is not None and int(got) != int(self.labels_[c]):
+                    self.n_found_ += 1
+                    return c, int(self.labels_[c])
+        c = int(cands[0])
+        return c, int(self.labels_[c])
+
+    def observe(self, x, y, y_hat):
+        """Nothing to remember: every round probes the current release afresh."""
