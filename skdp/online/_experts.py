@@ -26,7 +26,7 @@ from ..hypotheses.finite import FiniteClass
 from ..hypotheses.littlestone import littlestone_dimension
 from ..mechanisms.binary_tree import BinaryTreeCounter
 from ..mechanisms.laplace import discrete_laplace
-from ._batch_sanitized import _AgnosticOnlineClassifier, sample_rows, softmax_rows
+from ._agnostic import _AgnosticOnlineClassifier, sample_rows, softmax_rows
 from ._budget_split import ACCOUNTING, tree_counter_split
 from ._sanitizers import allocate_rows
 from ._soa import SOALearner

@@ -65,7 +65,10 @@ def test_failure_returns_none():
         def _noisy_counts(self, x, y, n_domain, epsilon, rng):
             return -np.ones(2 * n_domain, dtype=np.int64)
 
-    assert AlwaysNegative().sanitize(np.array([0]), np.array([1]), 2, 1.0, 0.0) is None
+    assert AlwaysNegative(post="clip").sanitize(np.array([0]), np.array([1]), 2, 1.0,
+                                               0.0) is None
+    # the projection never fails: n public rows always find cells
+    assert AlwaysNegative().sanitize(np.array([0]), np.array([1]), 2, 1.0, 0.0) is not None
     # a stable histogram never releases a cell of count 1: a one-row batch always fails
     assert StableHistogramSanitizer().sanitize(np.array([0]), np.array([1]), 2, 1.0,
                                                1e-6, random_state=0) is None
