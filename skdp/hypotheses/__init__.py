@@ -19,11 +19,14 @@ Conventions (shared by every class):
 
 Classes: :class:`FiniteClass` (a label matrix over a finite domain),
 :class:`Thresholds` and :class:`Intervals` on a line, :class:`Rectangles`
-(axis-aligned boxes) and :class:`Halfspaces` in R^d. Each documents its cost
-and whether its ERM is exact.
+(axis-aligned boxes) and :class:`Halfspaces` in R^d, and :class:`RealThresholds`
+/ :class:`RealIntervals` on a real feature through public bins (finite classes that
+the online learners take with real-valued X). Each documents its cost and whether
+its ERM is exact.
 """
 
 from ._base import HypothesisClass
+from .discretised import RealIntervals, RealThresholds
 from .finite import FiniteClass
 from .geometric import Halfspaces, Rectangles
 from .line import Intervals, Thresholds
@@ -46,6 +49,8 @@ __all__ = [
     "HypothesisClass",
     "Intervals",
     "PointVersionSpace",
+    "RealIntervals",
+    "RealThresholds",
     "Rectangles",
     "ThresholdVersionSpace",
     "Thresholds",

@@ -422,6 +422,8 @@ def version_space(hypothesis_class, **limits):
     :class:`FiniteClass` or a label matrix becomes a :class:`FiniteVersionSpace`."""
     if isinstance(hypothesis_class, _VERSION_SPACES):
         return hypothesis_class
+    if callable(getattr(hypothesis_class, "version_space", None)):  # e.g. RealThresholds
+        return hypothesis_class.version_space(**limits)
     if isinstance(hypothesis_class, HypothesisClass) and not isinstance(
         hypothesis_class, FiniteClass
     ):
@@ -443,7 +445,9 @@ def littlestone_dimension(cls, *, max_hypotheses=MAX_HYPOTHESES, max_states=MAX_
         :class:`PointVersionSpace` the closed forms ⌊log₂(N + 1)⌋ and 1. Thresholds,
         intervals, rectangles and halfspaces over the reals (``Thresholds()`` …) have
         infinite Ldim (Littlestone 1988: thresholds on [0, 1] shatter trees of any depth):
-        ``math.inf`` is returned.
+        ``math.inf`` is returned. Classes over *discretised* reals
+        (:class:`~skdp.hypotheses.RealThresholds`, ``RealIntervals``) are finite: their
+        ``version_space()`` answers.
     max_hypotheses, max_states : int
         Refusal limits of the exact recursion (ValueError beyond them).
 
@@ -459,6 +463,8 @@ def littlestone_dimension(cls, *, max_hypotheses=MAX_HYPOTHESES, max_states=MAX_
     >>> littlestone_dimension(threshold_class(7)), littlestone_dimension(point_class(5))
     (3, 1)
     """
+    if callable(getattr(cls, "version_space", None)):
+        return cls.version_space(max_hypotheses=max_hypotheses, max_states=max_states).ldim()
     if isinstance(cls, HypothesisClass) and not isinstance(cls, FiniteClass):
         return math.inf
     vs = (cls if isinstance(cls, _VERSION_SPACES)

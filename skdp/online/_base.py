@@ -115,13 +115,28 @@ class OnlineDomainClassifier(ClassifierMixin, BaseEstimator):
         """Prediction at x of an unfitted learner (for adaptive adversaries), or None."""
         return None
 
+    def _discretisation(self):
+        """The class's public discretisation of real features, or None (X = indices).
+
+        A hypothesis class with ``to_domain(X)`` (e.g.
+        :class:`~skdp.hypotheses.RealThresholds`) maps real features to domain indices
+        with public, data-independent bins; default: ``self.hypothesis_class``'s.
+        """
+        hc = getattr(self, "hypothesis_class", None)
+        return hc if callable(getattr(hc, "to_domain", None)) else None
+
+    def _to_domain(self, X, n_domain):
+        disc = self._discretisation()
+        if disc is None:
+            return domain_indices(X, n_domain, type(self).__name__)
+        return disc.to_domain(X)
+
     # ----------------------------------------------------------------- inputs
     def _validate_block(self, X, y, classes, first_call, n_domain):
-        name = type(self).__name__
         X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64,
                              ensure_min_samples=1)
         classes_ = resolve_classes(self, y, classes, first_call=first_call)
-        idx = domain_indices(X, n_domain, name)
+        idx = self._to_domain(X, n_domain)
         return idx, np.where(y == classes_[1], 1, -1).astype(np.int8), classes_
 
     # ----------------------------------------------------------------- fitting
@@ -243,7 +258,7 @@ class OnlineDomainClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        idx = domain_indices(X, self.n_domain_, type(self).__name__)
+        idx = self._to_domain(X, self.n_domain_)
         return self.classes_[(self._released_predict(idx) > 0).astype(np.intp)]
 
     def __sklearn_tags__(self):
