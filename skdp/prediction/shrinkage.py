@@ -185,13 +185,12 @@ class PrivatePredictor(_ShrinkageAnswering, QueryBudgetedPredictor):
     accuracy, ours is the privacy minimum), surrogate ERMs for
     rectangles/halfspaces.
 
-    *Internal state.* The teachers, the training rows they are retrained on, the
-    live BetweenThresholds instance and the generator are kept in the private
-    attribute ``_state``: non-private state (exact teacher votes can be read from
-    it for free) that must not be released. Publish answers, not the fitted object.
+    *Internal state.* ``_state`` (teachers, training rows, the live instance, the
+    generator) is non-private: publish answers, not the fitted object.
 
-    **Small samples.** The gap condition needs hundreds to thousands of teachers
-    (937 at ε = 1, δ = 10⁻⁶ with the defaults), one row each at least. With fewer
+    **Small samples.** The gap condition needs thousands of teachers (at ε = 1,
+    δ = 10⁻⁶, T = 10⁴: 3 194 with the defaults, 1 758 in halfspace mode), one row
+    each at least. With fewer
     rows, ``fit`` warns (``PrivacyWarning``, naming the rows needed) and the
     predictor answers one label for every query: the majority label estimated by
     one noisy count (#positive rows + discrete Laplace(1/ε) noise against n/2, an
@@ -200,11 +199,9 @@ class PrivatePredictor(_ShrinkageAnswering, QueryBudgetedPredictor):
     label is released the budget is spent: ``partial_fit`` rows are pooled but the
     predictor keeps answering it.
 
-    ``partial_fit(X, y)`` splits new rows into new blocks of the original block
-    size; k grows, so the sensitivity 1/k of later votes shrinks (instances already
-    calibrated for a larger sensitivity stay private). The ledger is untouched; new
-    teachers are trained with the existing hard-query labels. It is not
-    equivalent to ``fit`` on the concatenation (the blocks differ).
+    ``partial_fit(X, y)`` adds blocks of the original size: k grows and later votes
+    have a smaller sensitivity than the instances were calibrated for (still
+    private); the ledger is untouched; not the same as ``fit`` on all rows.
 
     References
     ----------
