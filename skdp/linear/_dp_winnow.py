@@ -318,7 +318,13 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
             self._horizon_warned = False
             if beyond:
                 self._warn_horizon(horizon)
-            if not getattr(params, "learns", True) and params.max_updates == 0:
+            if params.setting != "scheduled" and params.max_updates > horizon:
+                warnings.warn(
+                    f"{type(self).__name__}: the solved K={params.max_updates} updates "
+                    f"exceed the horizon n_rounds={horizon}: the sparse-vector learner "
+                    "cannot make the updates its mistake bound needs within the stream. "
+                    "setting='scheduled' sizes K to the horizon.", UserWarning, stacklevel=5)
+            if params.setting == "scheduled" and params.max_updates == 0:
                 warnings.warn(
                     f"{type(self).__name__} cannot learn within n_rounds={horizon} rows at "
                     f"these public parameters ({params.reason}); it predicts a privately "

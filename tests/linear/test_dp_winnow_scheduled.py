@@ -113,3 +113,16 @@ def test_privacy_charged_once_per_stream(rng):
             clf.partial_fit(X[start:start + 200], y[start:start + 200], classes=[0, 1])
     assert budget.spent.epsilon == pytest.approx(2.0)
     assert clf.privacy_spent_ == (2.0, DELTA)
+
+
+def test_sparse_vector_k_beyond_the_horizon_warns(rng):
+    X, y = _literal_stream(rng, 500, 4)
+    with pytest.warns(UserWarning, match="exceed the horizon n_rounds=500"):
+        _fit_warn(DPWinnowClassifier(epsilon=1.0, margin=0.5, setting="practical",
+                                     random_state=0), X, y)
+
+
+def _fit_warn(clf, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        return clf.fit(X, y)
