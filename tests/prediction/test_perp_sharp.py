@@ -71,16 +71,22 @@ def test_initial_copies_run_at_delta_zero_and_cover_a_restart():
     assert init.epsilon_instance == first.epsilon_instance
 
 
-def test_run_uses_initial_copies_then_phase_parameters():
+def _small_started_run(n_rows):
+    """A sharp predictor on n_rows positives in [0, 1) (overrides), after 10 queries."""
     rng = np.random.default_rng(0)
-    X = rng.random((3000, 1))
+    X = rng.random((n_rows, 1))
     clf = RectanglesPERPClassifier(epsilon=50.0, delta=0.05, gamma=1.0, preset="sharp",
                                    slice_size=50, max_hard=400, threshold=30.0,
                                    first_phase_length=100, classes=[0, 1], random_state=0)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyWarning)
-        clf.fit(X, np.ones(3000, dtype=int))
+        warnings.simplefilter("ignore", PrivacyWarning)  # below the (utility) row guard
+        clf.fit(X, np.ones(n_rows, dtype=int))
     clf.predict(rng.random((10, 1)))
+    return clf, X
+
+
+def test_run_uses_initial_copies_then_phase_parameters():
+    clf, _ = _small_started_run(3000)
     assert clf.privacy_spent_.delta >= 0.05 / 4  # δ(0) = δ*/4 charged at the start
     run = clf._state.mechanism
     assert all(c.mechanism.delta == 0.05 / 4 for c in run.copies)
@@ -97,15 +103,7 @@ def test_overrides_cannot_go_below_challenge_bt_minimum():
 
 
 def test_slices_come_from_disjoint_parts():
-    rng = np.random.default_rng(0)
-    X = rng.random((4000, 1))
-    clf = RectanglesPERPClassifier(epsilon=50.0, delta=0.05, gamma=1.0, preset="sharp",
-                                   slice_size=50, max_hard=400, threshold=30.0,
-                                   first_phase_length=100, classes=[0, 1], random_state=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyWarning)
-        clf.fit(X, np.ones(4000, dtype=int))
-    clf.predict(rng.random((10, 1)))
+    clf, X = _small_started_run(4000)
     left, right = clf._state.mechanism.copies
     assert left.values.size == right.values.size == 50
     assert np.intersect1d(left.values, right.values).size == 0

@@ -163,17 +163,19 @@ CB_GAP = max(
 )
 
 
-def _challenge_audit(cls):
-    signs = _signs(CB_T)
+def _challenge_audit(cls, steps=CB_T, gap=CB_GAP, runs=CB_RUNS, seed=3, events=None, **params):
+    signs = _signs(steps)
 
     def sample(shift, n, rng):
         codes, _ = cls.simulate(
-            shift * signs, n, 0.0, CB_GAP, CB_EPS, CB_DELTA, CB_K, CB_T, random_state=rng
+            shift * signs, n, 0.0, gap, CB_EPS, CB_DELTA, CB_K, steps, random_state=rng,
+            **params,
         )
         return _statistic(codes, signs)
 
     return audit_mechanism(
-        sample, 0.0, 1.0, n_samples=CB_RUNS, alpha=ALPHA, delta=CB_DELTA, random_state=3
+        sample, 0.0, 1.0, n_samples=runs, alpha=ALPHA, delta=CB_DELTA, random_state=seed,
+        **({} if events is None else {"events": events}),
     )
 
 
@@ -204,22 +206,14 @@ class ChallengeBTStopperNeverHalts(ChallengeBT):
 
 
 def _svt_challenge_audit(cls):
-    signs = _signs(SV_T)
-
-    def sample(shift, n, rng):
-        codes, _ = cls.simulate(shift * signs, n, 0.0, SV_GAP, CB_EPS, CB_DELTA, CB_K, SV_T,
-                                stopper="svt", random_state=rng)
-        return _statistic(codes, signs)
-
-    return audit_mechanism(sample, 0.0, 1.0, n_samples=SV_RUNS, events=ST_EVENTS, alpha=ALPHA,
-                           delta=CB_DELTA, random_state=5)
+    return _challenge_audit(cls, SV_T, SV_GAP, SV_RUNS, 5, ST_EVENTS, stopper="svt")
 
 
-def test_challenge_bt_svt_stopper_audit_passes():
-    result = _svt_challenge_audit(ChallengeBT)
-    assert result.epsilon_lower_bound <= CB_EPS, str(result)  # measured −0.05
-
-
-def test_challenge_bt_svt_audit_catches_a_stopper_that_never_halts():
-    result = _svt_challenge_audit(ChallengeBTStopperNeverHalts)
-    assert result.epsilon_lower_bound > CB_EPS, str(result)  # measured 3.03
+@pytest.mark.parametrize(
+    ("cls", "broken"),
+    [(ChallengeBT, False), (ChallengeBTStopperNeverHalts, True)],  # measured −0.05 / 3.03
+    ids=["svt-stopper-passes", "catches-a-stopper-that-never-halts"],
+)
+def test_challenge_bt_svt_stopper_audit(cls, broken):
+    result = _svt_challenge_audit(cls)
+    assert (result.epsilon_lower_bound > CB_EPS) == broken, str(result)

@@ -38,11 +38,14 @@ import math
 
 import numpy as np
 import pytest
+from _perp_audit_helpers import AuditedRectangles as _AuditedRectangles
+from _perp_audit_helpers import NoiselessChallengeBT as _NoiselessChallengeBT
+from _perp_audit_helpers import query_audit
 
 from skdp.audit import audit_mechanism
 from skdp.mechanisms import ReorderSliceCompute
-from skdp.prediction import DecisionStumpPERPClassifier, RectanglesPERPClassifier
-from skdp.prediction._perp_phase import RectanglesRun, _SteppedChallengeBT
+from skdp.prediction import DecisionStumpPERPClassifier
+from skdp.prediction._perp_phase import RectanglesRun
 
 ALPHA = 1e-6
 DELTA_STAR = 0.05
@@ -53,29 +56,11 @@ FAST = dict(delta=DELTA_STAR, gamma=1.0, slice_size=1, max_hard=400, threshold=1
             first_phase_length=20)
 
 
-class _AuditedRectangles(RectanglesPERPClassifier):
-    """The estimator with its *utility* guard (rows needed by Lemma B.7) lowered.
-
-    The designs are a few thousand hand-placed rows, fewer than 4d·m/α; the guard
-    only decides whether the data are used at all and has no part in the privacy
-    argument, so lowering it keeps the audited mechanism intact (and fast).
-    """
-
-    def _rows_needed(self, params, n_features):
-        return 2
-
-
 class _AuditedStump(DecisionStumpPERPClassifier):
     """DecisionPERP with its utility guard lowered (see _AuditedRectangles)."""
 
     def _rows_needed(self, params, n_features):
         return 2
-
-
-class _NoiselessChallengeBT(_SteppedChallengeBT):
-    @property
-    def _bt_query_noise_scale(self):
-        return 0.0
 
 
 class _ExactSlices(ReorderSliceCompute):
@@ -263,23 +248,7 @@ def _query_design():
 
 
 def _query_audit(cls, n_samples):
-    data, stream, n_g, params, q = _query_design()
-    with_star = np.insert(stream, n_g, [0.55], axis=0)
-
-    def sample(present, n, rng):
-        out = np.empty((n, stream.shape[0]), dtype=np.int8)
-        for i in range(n):
-            clf = cls(random_state=rng, **params).fit(*data)
-            if present:
-                answers = clf.predict(with_star)
-                out[i] = np.delete(answers, n_g)  # x*'s own answer is not released
-            else:
-                out[i] = clf.predict(stream)
-        return out
-
-    probes = [lambda t: t[:, -N_PROBES] == 1, lambda t: t[:, -N_PROBES:].mean(axis=1) > 0.5]
-    result = audit_mechanism(sample, True, False, n_samples=n_samples, events=probes,
-                             alpha=ALPHA, delta=q.delta, random_state=9)
+    result, q = query_audit(cls, _query_design(), n_samples, 9, N_PROBES, ALPHA)
     return result, (QUERY_EPS, q.delta)
 
 

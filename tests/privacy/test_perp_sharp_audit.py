@@ -20,10 +20,11 @@ import math
 
 import numpy as np
 import pytest
+from _perp_audit_helpers import AuditedRectangles as _Audited
+from _perp_audit_helpers import NoiselessChallengeBT, query_audit
 
 from skdp.audit import audit_mechanism
-from skdp.prediction import RectanglesPERPClassifier
-from skdp.prediction._perp_phase import RectanglesRun, _SteppedChallengeBT
+from skdp.prediction._perp_phase import RectanglesRun
 
 ALPHA = 1e-6
 EPS = 2.0
@@ -33,28 +34,17 @@ FAST = dict(delta=0.05, gamma=1.0, slice_size=1, max_hard=400, threshold=1.0,
 EVENTS = [lambda t: t[:, 0] == 1, lambda t: t.mean(axis=1) > 0.5]
 
 
-class _Audited(RectanglesPERPClassifier):
-    """The utility guard (rows needed) lowered; it plays no part in the privacy argument."""
-
-    def _rows_needed(self, params, n_features):
-        return 2
-
-
-class _NoiselessChallengeBT(_SteppedChallengeBT):
-    @property
-    def _bt_query_noise_scale(self):
-        return 0.0
+class _NoiselessRun(RectanglesRun):
+    def _challenge_bt(self, q, seed):
+        return NoiselessChallengeBT(q.threshold, q.upper_threshold, q.epsilon_instance,
+                                    q.delta_instance, q.max_hard, q.length + 1,
+                                    stopper="svt", stopper_epsilon=q.stopper_epsilon,
+                                    random_state=seed)
 
 
-class _PositionPartitionRun(RectanglesRun):
+class _PositionPartitionRun(_NoiselessRun):
     def _partition(self, n):
         return np.arange(n) % (2 * self.d)
-
-    def _challenge_bt(self, q, seed):
-        return _NoiselessChallengeBT(q.threshold, q.upper_threshold, q.epsilon_instance,
-                                     q.delta_instance, q.max_hard, q.length + 1,
-                                     stopper="svt", stopper_epsilon=q.stopper_epsilon,
-                                     random_state=seed)
 
 
 class PositionPartitionNoiseless(_Audited):
@@ -121,14 +111,6 @@ def test_audit_catches_position_partition_without_noise():
 QUERY_EPS, N_PROBES, T_L = 3.0, 5, 20.5
 
 
-class _NoiselessRun(RectanglesRun):
-    def _challenge_bt(self, q, seed):
-        return _NoiselessChallengeBT(q.threshold, q.upper_threshold, q.epsilon_instance,
-                                     q.delta_instance, q.max_hard, q.length + 1,
-                                     stopper="svt", stopper_epsilon=q.stopper_epsilon,
-                                     random_state=seed)
-
-
 class NoiselessSharp(_Audited):
     """Broken: every ChallengeBT copy without BetweenThresholds noise."""
 
@@ -151,23 +133,7 @@ def _query_design():
 
 
 def _query_audit(cls, n_samples):
-    data, stream, n_g, params, q = _query_design()
-    with_star = np.insert(stream, n_g, [0.55], axis=0)
-
-    def sample(present, n, rng):
-        out = np.empty((n, stream.shape[0]), dtype=np.int8)
-        for i in range(n):
-            clf = cls(random_state=rng, **params).fit(*data)
-            if present:
-                out[i] = np.delete(clf.predict(with_star), n_g)
-            else:
-                out[i] = clf.predict(stream)
-        return out
-
-    probes = [lambda t: t[:, -N_PROBES] == 1, lambda t: t[:, -N_PROBES:].mean(axis=1) > 0.5]
-    result = audit_mechanism(sample, True, False, n_samples=n_samples, events=probes,
-                             alpha=ALPHA, delta=q.delta, random_state=12)
-    return result
+    return query_audit(cls, _query_design(), n_samples, 12, N_PROBES, ALPHA)[0]
 
 
 @pytest.mark.slow
