@@ -90,6 +90,14 @@ class _PublicBins(HypothesisClass):
     def _bins_column(self, X):
         return self.to_domain(X)[:, None].astype(np.float64)
 
+    def _fit_on_bins(self, X, y, blocks, n_blocks, sample_weight, forced_X, forced_y,
+                     through):
+        """The real-line class's exact ERM (``_line_class``) on the bin indices."""
+        forced = None if forced_X is None else self._bins_column(forced_X)
+        return self._line_class().fit_blocks(
+            self._bins_column(X), y, blocks, n_blocks, sample_weight=sample_weight,
+            forced_X=forced, forced_y=forced_y, through=through)
+
     def __repr__(self):
         return f"{type(self).__name__}(bounds={self.bounds!r}, n_bins={self.n_bins})"
 
@@ -142,6 +150,7 @@ class RealThresholds(_PublicBins):
     """
 
     vc_dimension = 1
+    _line_class = Thresholds
 
     @property
     def littlestone_dimension(self):
@@ -157,10 +166,8 @@ class RealThresholds(_PublicBins):
 
     def fit_blocks(self, X, y, blocks, n_blocks, *, sample_weight=None, forced_X=None,
                    forced_y=None, through=None):
-        forced = None if forced_X is None else self._bins_column(forced_X)
-        cut = Thresholds().fit_blocks(self._bins_column(X), y, blocks, n_blocks,
-                                      sample_weight=sample_weight, forced_X=forced,
-                                      forced_y=forced_y, through=through)
+        cut = self._fit_on_bins(X, y, blocks, n_blocks, sample_weight, forced_X, forced_y,
+                                through)
         return np.clip(np.ceil(np.nan_to_num(cut, posinf=self.n_bins, neginf=0)),
                        0, self.n_bins).astype(np.int64)
 
@@ -209,6 +216,7 @@ class RealIntervals(_PublicBins):
     """
 
     vc_dimension = 2
+    _line_class = Intervals
 
     def __init__(self, bounds=(0.0, 1.0), n_bins=64):
         super().__init__(bounds, n_bins)
@@ -233,10 +241,8 @@ class RealIntervals(_PublicBins):
 
     def fit_blocks(self, X, y, blocks, n_blocks, *, sample_weight=None, forced_X=None,
                    forced_y=None, through=None):
-        forced = None if forced_X is None else self._bins_column(forced_X)
-        ends = Intervals().fit_blocks(self._bins_column(X), y, blocks, n_blocks,
-                                      sample_weight=sample_weight, forced_X=forced,
-                                      forced_y=forced_y, through=through)
+        ends = self._fit_on_bins(X, y, blocks, n_blocks, sample_weight, forced_X, forced_y,
+                                 through)
         n = self.n_bins
         a = np.clip(np.ceil(np.nan_to_num(ends[:, 0], posinf=n, neginf=0)), 0, n)
         b = np.clip(np.floor(np.nan_to_num(ends[:, 1], posinf=n - 1, neginf=-1)), -1, n - 1)
