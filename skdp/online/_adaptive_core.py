@@ -41,6 +41,9 @@ MAX_SEQUENCES = 2**22
 PRACTICAL_MAX_LAYERS = 1
 #: Practical default: layer 1 holds this many histogram release thresholds' worth of pairs.
 PRACTICAL_LAYER1_PAIRS = 4
+#: Practical default: at least this many sequences (at ε = 16, 16(A + 2) = 96 left 24
+#: pairs in layer 1, and its list came out empty).
+PRACTICAL_MIN_SEQUENCES = 256
 
 
 @dataclass(frozen=True)
@@ -123,24 +126,23 @@ def resolve_adaptive_parameters(epsilon, delta, horizon, beta, mistake_bound, *,
     Refused (ValueError) when N_0 exceeds 2²² sequences (memory) or the horizon T
     (layer 0 alone then spends all T rounds): in practice for every d ≥ 2.
 
-    ``preset="practical"``: the same mechanisms and accounting with smaller constants:
-    D = 1 layer (one histogram: its ε is twice that of D = 2, its noise bound A half);
-    AboveThreshold threshold N_s/2 + (4/ε₀)·ln(2T/β)
-    (the union bound over T rounds of the two Laplace noises the instance actually draws,
-    scale 2/ε₀ each, instead of the paper's 8(ln T + ln(6T/β))/ε₀; N_s/2 mistakes cover
-    1 − e^{−1} of the pairs instead of 1 − e^{−2}); keep every hypothesis the histogram
-    releases (its own threshold A + 2 ≈ half its error: counts ≤ 1 are never released);
-    N_0 = 16·(A + 2) rounded up to a multiple of 2^{D+1}, i.e. layer 1 has 4 release
-    thresholds' worth of pairs. The forced phase — every round until the first switch
-    predicts with A(∅) — is the first threshold N_0/2 + (4/ε₀)·ln(2T/β) mistakes, so it
-    shrinks as ε grows (A ∝ 1/ε). Measured against the binary-search adversary on
-    thresholds over 2¹⁶ (ε = 1, T = 10⁴, SOA skipping contradicting examples):
-    N_0 = 832 → 504–513 mistakes, then flat; the former D = 2, N_0 = 64(A + 2) → 3,362.
-    With D = 1 a released hypothesis must be agreed on by ≥ A + 2 pairs of sequences that
-    hold one real example and one tournament example each, so the preset learns only
-    streams on which one example of the released hypothesis' errors nearly pins the
-    target (the binary-search adversary, point functions); it stops (list exhausted)
-    on spread-out streams and on the mistake-seeking adversary.
+    ``preset="practical"``: the same mechanisms and accounting with smaller constants: D = 1
+    layer (one histogram: its ε is twice that of D = 2, its noise bound A half);
+    AboveThreshold threshold N_s/2 + (4/ε₀)·ln(2T/β) (the union bound over T rounds of the
+    two Laplace noises the instance actually draws, scale 2/ε₀ each, instead of the paper's
+    8(ln T + ln(6T/β))/ε₀; N_s/2 mistakes cover 1 − e^{−1} of the pairs instead of 1 −
+    e^{−2}); keep every hypothesis the histogram releases (its own threshold A + 2 ≈ half
+    its error: counts ≤ 1 are never released); N_0 = max(16·(A + 2), 256) rounded up to a
+    multiple of 2^{D+1}, i.e. layer 1 has 4 release thresholds' worth of pairs, and at least
+    64 pairs. The forced phase — every round until the first switch predicts with A(∅) — is
+    the first threshold N_0/2 + (4/ε₀)·ln(2T/β) mistakes, so it shrinks as ε grows (A ∝
+    1/ε). Measured against the binary-search adversary on thresholds over 2¹⁶ (ε = 1, T =
+    10⁴, SOA skipping contradicting examples): N_0 = 832 → 504–513 mistakes, then flat; the
+    former D = 2, N_0 = 64(A + 2) → 3,362. With D = 1 a released hypothesis must be agreed
+    on by ≥ A + 2 pairs of sequences that hold one real example and one tournament example
+    each, so the preset learns only streams on which one example of the released hypothesis'
+    errors nearly pins the target (the binary-search adversary, point functions); it stops
+    (list exhausted) on spread-out streams and on the mistake-seeking adversary.
 
     Privacy does not depend on any of these constants (see
     :class:`~skdp.online.AdaptivePrivateOnlineClassifier`): D histograms at (ε_hist, δ_hist)
@@ -179,7 +181,8 @@ def resolve_adaptive_parameters(epsilon, delta, horizon, beta, mistake_bound, *,
                       6.0 * 2.0**n_layers + n_layers + math.log2(need / 128.0))
     else:
         margin = 4.0 / eps0 * math.log(2.0 * horizon / beta)
-        log2_n0 = math.log2(4 * PRACTICAL_LAYER1_PAIRS * release_threshold)
+        log2_n0 = math.log2(max(4 * PRACTICAL_LAYER1_PAIRS * release_threshold,
+                                PRACTICAL_MIN_SEQUENCES))
     if n_sequences is not None:
         log2_n0 = math.log2(max(int(n_sequences), unit))
     if log2_n0 > math.log2(MAX_SEQUENCES):
