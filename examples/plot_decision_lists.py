@@ -3,13 +3,17 @@ Private decision lists in a Pipeline
 ====================================
 
 :class:`~skdp.decision_list.DPDecisionListClassifier` learns an interpretable
-"if … then … elif … else …" list with differential privacy (Bun & Fang's
-DP-GreedyCover). It needs binary features, so real-valued data goes through
+"if … then … elif … else …" list with differential privacy. By default it runs
+the *net cover*, a practical variant of Bun & Fang's DP-GreedyCover: a few rules
+(about 2ε) chosen by the exponential mechanism on each rule's net coverage
+(rows it gets right minus 1.5 × rows it gets wrong), then a private default label;
+the paper's algorithm stays available as ``algorithm="greedy_cover"``. It needs
+binary features, so real-valued data goes through
 :class:`~skdp.preprocessing.PublicBoundsBinarizer` first, whose cut points come
 from *public* ranges (here: the ranges printed in the dataset's documentation), never
 from quantiles of the private data.
 
-We compare it with the non-private greedy list (same algorithm, noise off) and
+We compare both with the non-private greedy list (same score, noise off) and
 sklearn's decision tree across privacy levels ε, then show a k-decision list
 learned on :class:`~skdp.decision_list.ConjunctionFeatures`.
 """
@@ -53,13 +57,14 @@ def binarizer():
 # ------------------
 # Every ``fit`` inside ``cross_val_score`` is one private release. Giving the
 # estimator a :class:`~skdp.PrivacyBudget` makes the whole evaluation accountable:
-# the 5 folds × 5 seeds × 6 values of ε × 2 variants are all charged to one ledger.
-epsilons = [0.1, 0.5, 1.0, 2.0, 4.0, 8.0]
+# the 5 folds × 5 seeds × 5 values of ε × 2 variants are all charged to one ledger.
+epsilons = [0.5, 1.0, 2.0, 4.0, 8.0]
 ledger = PrivacyBudget(epsilon=1000.0, delta=1e-3)
 curves = {}
 for label, params in {
-    "DP list (paper: M = d, EMCover)": dict(accounting="emcover"),
-    "DP list (max_rules=10)": dict(max_rules=10),
+    "DP list (default: net cover)": {},
+    "DP-GreedyCover (paper: M = d, EMCover)": dict(algorithm="greedy_cover",
+                                                   accounting="emcover"),
 }.items():
     # A private list varies a lot from seed to seed at this sample size, and one
     # fixed seed reuses the same noise at every ε: average over five seeds.
@@ -99,16 +104,16 @@ fig.savefig(figure_path("plot_decision_lists"))
 # %%
 # The released list
 # -----------------
-# ``export_text`` prints the list with the binarizer's feature names. With only 569
-# rows the private list is far from the greedy one: Alg 1 scores a rule by its
-# errors on the rows still uncovered, so a rule on an extreme value that fires on
-# almost no row scores as well as a good rule, and the noise picks such rules often.
-# Bun & Fang's guarantee needs n of order M·log M·log(1/δ)/(αε) rows for M features;
-# the benchmark (``benchmarks/decision_lists.py``) shows the planted case with 5 000
-# rows, where the private list matches the greedy one from ε ≈ 2.
+# ``export_text`` prints the list with the binarizer's feature names. At ε = 1 the
+# default list has two rules; with only 569 rows that is what the selection noise
+# allows, and it is within a point or two of the non-private greedy list.
+# DP-GreedyCover scores a rule by its errors only, so a rule on an extreme value
+# that fires on almost no row scores as well as a good rule, and the noise picks such
+# rules often: it needs far more rows (Bun & Fang's guarantee: n of order
+# M·log M·log(1/δ)/(αε) for M features).
 pipe = make_pipeline(
     binarizer(),
-    DPDecisionListClassifier(epsilon=4.0, max_rules=10, classes=[0, 1], random_state=0),
+    DPDecisionListClassifier(epsilon=1.0, classes=[0, 1], random_state=0),
 ).fit(X, y)
 print(pipe[-1].export_text(pipe[0].get_feature_names_out(data.feature_names)))
 print("privacy spent:", pipe[-1].privacy_spent_, "via", pipe[-1].accounting_)
