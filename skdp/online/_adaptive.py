@@ -10,7 +10,7 @@ from ..accounting import PrivacyBudget
 from ._adaptive_core import LiWangYeCore, resolve_adaptive_parameters
 from ._base import PrivateOnlineDomainClassifier
 from ._budget_split import ACCOUNTING
-from ._soa import base_learner_for
+from ._soa import estimator_base_learner
 
 __all__ = ["AdaptivePrivateOnlineClassifier"]
 
@@ -264,9 +264,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
 
     # ----------------------------------------------------------------- stream hooks
     def _base_learner(self):
-        mode = self.on_inconsistent or ("bottom" if self.preset == "paper" else "skip")
-        return base_learner_for(self.hypothesis_class, type(self).__name__,
-                                on_inconsistent=mode)
+        return estimator_base_learner(self, self.preset == "paper")
 
     def _prepare_stream(self, from_fit):
         self._check_privacy_params()

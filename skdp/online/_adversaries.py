@@ -109,7 +109,23 @@ def _target_labels(vs, rng, target):
     raise TypeError(f"unsupported version space {type(vs).__name__}.")
 
 
-class ObliviousAdversary:
+class HiddenTargetAdversary:
+    """Base of the adversaries that draw a hidden target of the class per game."""
+
+    def _setup(self, hypothesis_class, target):
+        self.hypothesis_class = hypothesis_class
+        self.target = target
+        self._vs = version_space(hypothesis_class)
+        self.n_domain = self._vs.n_domain
+
+    def reset(self, rng):
+        """Start a game: draw the target (``labels_`` on the whole domain)."""
+        self._rng = check_generator(rng)
+        self.labels_ = _target_labels(self._vs, self._rng, self.target)
+        return self
+
+
+class ObliviousAdversary(HiddenTargetAdversary):
     """A stream fixed in advance, labelled by one target hypothesis of the class.
 
     Parameters
@@ -132,17 +148,9 @@ class ObliviousAdversary:
     def __init__(self, hypothesis_class, *, target=None, order="random"):
         if order not in ("random", "worst"):
             raise ValueError(f"order must be 'random' or 'worst', got {order!r}.")
-        self.hypothesis_class = hypothesis_class
-        self.target = target
         self.order = order
-        self._vs = version_space(hypothesis_class)
-        self.n_domain = self._vs.n_domain
+        self._setup(hypothesis_class, target)
         self.reset(None)
-
-    def reset(self, rng):
-        self._rng = check_generator(rng)
-        self.labels_ = _target_labels(self._vs, self._rng, self.target)
-        return self
 
     def _progress(self, soa, x):
         """(Ldim, size) left after the SOA's mistake at x: the adversary keeps it large."""

@@ -22,7 +22,7 @@ from ._dp_soa_forest import (
     event_key,
 )
 from ._dp_soa_params import DPSOAParameters, resolve_dp_soa_parameters
-from ._soa import base_learner_for
+from ._soa import estimator_base_learner
 
 __all__ = ["DPSOAClassifier", "DPSOAParameters"]
 
@@ -246,9 +246,7 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
 
     # ----------------------------------------------------------------- parameters
     def _base_learner(self):
-        mode = self.on_inconsistent or ("bottom" if self.preset == "theory" else "skip")
-        return base_learner_for(self.hypothesis_class, type(self).__name__,
-                                on_inconsistent=mode)
+        return estimator_base_learner(self, self.preset == "theory")
 
     def _resolve(self, learner):
         epsilon, delta = self._check_privacy_params()

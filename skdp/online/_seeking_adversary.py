@@ -2,14 +2,13 @@
 
 import numpy as np
 
-from .._validation import check_generator, check_positive_int
-from ..hypotheses.littlestone import version_space
-from ._adversaries import _target_labels
+from .._validation import check_positive_int
+from ._adversaries import HiddenTargetAdversary
 
 __all__ = ["MistakeSeekingAdversary"]
 
 
-class MistakeSeekingAdversary:
+class MistakeSeekingAdversary(HiddenTargetAdversary):
     """Each round, probe the released hypothesis near the target's boundary; play an error.
 
     A hidden target h* is drawn per game (uniformly from the class, as
@@ -44,16 +43,12 @@ class MistakeSeekingAdversary:
     oblivious = False
 
     def __init__(self, hypothesis_class, *, n_probes=8, target=None):
-        self.hypothesis_class = hypothesis_class
         self.n_probes = check_positive_int(n_probes, "n_probes")
-        self.target = target
-        self._vs = version_space(hypothesis_class)
-        self.n_domain = self._vs.n_domain
+        self._setup(hypothesis_class, target)
         self.reset(None)
 
     def reset(self, rng):
-        self._rng = check_generator(rng)
-        self.labels_ = _target_labels(self._vs, self._rng, self.target)
+        super().reset(rng)
         edges = np.flatnonzero(self.labels_[1:] != self.labels_[:-1])
         self._boundary = np.unique(np.concatenate([edges, edges + 1]))
         self._log2n = float(np.log2(max(self.n_domain, 2)))

@@ -151,6 +151,15 @@ def base_learner_for(hypothesis_class, owner, *, on_inconsistent="bottom"):
     return SOALearner(hypothesis_class, on_inconsistent=on_inconsistent)
 
 
+def estimator_base_learner(estimator, paper_preset):
+    """The base learner of a private estimator with ``hypothesis_class`` and
+    ``on_inconsistent`` parameters: ``on_inconsistent`` defaults to ``"bottom"`` (the
+    papers' ⊥) under the paper's preset and to ``"skip"`` under the practical one."""
+    mode = estimator.on_inconsistent or ("bottom" if paper_preset else "skip")
+    return base_learner_for(estimator.hypothesis_class, type(estimator).__name__,
+                            on_inconsistent=mode)
+
+
 class SOALearner:
     """The (conservative) Standard Optimal Algorithm: a :class:`MistakeBoundedLearner`.
 
