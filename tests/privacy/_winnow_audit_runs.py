@@ -1,8 +1,12 @@
-"""What both DP-Winnow audits run: fit minus the input validation, recording releases."""
+"""What both DP-Winnow audits run: fit minus the input validation, recording releases,
+and the broken twins both must catch."""
 
 import warnings
 
 import numpy as np
+
+from skdp.linear import DPWinnowClassifier
+from skdp.linear._base import softmax
 
 
 def one_feature_streams(n_rows):
@@ -36,3 +40,17 @@ def run_recording(cls, X, y, seed, params, classes=(0, 1)):
         est._before_block(X.shape[0])
         est._consume(X.astype(float), np.where(y == 1, 1.0, -1.0))
     return est, (float(np.mean(released)) if released else np.nan)
+
+
+class Uncapped(DPWinnowClassifier):
+    """Broken twin: never reaches its cap K, so it keeps releasing draws."""
+
+    def _cap(self):
+        return np.inf
+
+
+class ExactWeights(DPWinnowClassifier):
+    """Broken twin: releases w itself instead of the m-draw empirical distribution."""
+
+    def _release_weights(self, full_scores):
+        return softmax(self.parameters_.learning_rate * full_scores)

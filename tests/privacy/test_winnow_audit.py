@@ -33,27 +33,16 @@ import warnings
 
 import numpy as np
 import pytest
-from _winnow_audit_runs import one_feature_streams, run_recording
+from _winnow_audit_runs import ExactWeights, Uncapped, one_feature_streams, run_recording
 
 from skdp.audit import audit_mechanism
 from skdp.exceptions import PrivacyWarning
 from skdp.linear import DPWinnowClassifier
-from skdp.linear._base import softmax
 
 EPSILON, DELTA, ALPHA = 2.0, 1e-6, 1e-6
 N_ROWS = 80
 PARAMS = dict(epsilon=EPSILON, delta=DELTA, margin=1.0, max_updates=1, n_samples=1,
               threshold=1.0, fit_intercept=False, n_rounds=N_ROWS, setting="practical")
-
-
-class Uncapped(DPWinnowClassifier):
-    def _cap(self):
-        return np.inf
-
-
-class ExactWeights(DPWinnowClassifier):
-    def _release_weights(self, full_scores):
-        return softmax(self.parameters_.learning_rate * full_scores)
 
 
 def _streams():
