@@ -33,6 +33,7 @@ from ._dp_soa import DPSOAClassifier, DPSOAParameters
 from ._experts import PrivateExpertsClassifier
 from ._noisy import NoisyLabels
 from ._sanitizers import HistogramSanitizer, Sanitizer, StableHistogramSanitizer
+from ._seeking_adversary import MistakeSeekingAdversary
 from ._soa import MistakeBoundedLearner, SOAClassifier, SOALearner, first_disagreement
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "DPSOAParameters",
     "HistogramSanitizer",
     "MistakeBoundedLearner",
+    "MistakeSeekingAdversary",
     "NoisyLabels",
     "ObliviousAdversary",
     "PrivateExpertsClassifier",

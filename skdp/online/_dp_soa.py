@@ -73,8 +73,8 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         element of frequency > η (:func:`~skdp.mechanisms.stable_histogram_min_size`).
         Capped at 2¹⁵ with a warning.
     n_leaves : int, optional
-        k₁, a power of two ≥ 2. Practical default 4 (the paper's 2^{d+1} for d = 1; see
-        Notes for larger d).
+        k₁, a power of two ≥ 2. Practical default: the paper's 2^{d+1} for Ldim d ≤ 5,
+        else 4 (see Notes).
     max_switches : int, optional
         c, the cutoff (histogram releases; then the learner stops updating). Practical
         default 1; the paper's c = 4k₁/η with ``preset="theory"``.
@@ -146,11 +146,14 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
     1 − freq(h) counts ⊥ trees as evidence that h is rare, so it fired when nothing was
     releasable and wasted the cutoff (every run at the former defaults stayed on A(∅));
     (2) the SOA skips contradicting examples instead of failing (any deterministic,
-    tree-local base learner keeps "one row changes one tree"); (3) k₁ = 4, c = 1 and k₂
-    from the competitor threshold. Measured on the binary-search adversary at N = 2¹⁶,
-    ε = 1: k₁ = 4, 8, 32 → 1.6·10³, 3.0·10³, > 10⁴ mistakes; c = 2 → 2.2–2.6·10³. With
-    k₁ = 4 < 2^{d+1} a tree absorbs only two levels of disagreement, so for d ≥ 2 the
-    preset learns only streams that let each copy pin the target quickly.
+    tree-local base learner keeps "one row changes one tree"); (3) c = 1 and k₂
+    from the competitor threshold; k₁ = 2^{d+1} (the paper's) for d ≤ 5, else 4.
+    Measured on the binary-search adversary at N = 2¹⁶ (d = 16), ε = 1: k₁ = 4, 8, 32 →
+    1.6·10³, 3.0·10³, > 10⁴ mistakes; c = 2 → 2.2–2.6·10³. On uniform streams over 16
+    points (d = 4, T = 10⁵) k₁ = 32 learnt at ε = 1 and 4, k₁ = 4 only at ε = 1 (half
+    its trees ended abandoned at ε = 4). With k₁ = 4 < 2^{d+1} a tree absorbs only two
+    levels of disagreement, so for d > 5 the preset learns only streams that let each
+    copy pin the target quickly.
     Other departures: the first hypothesis is A(∅) (public); ⊥ and (competitor query)
     A(∅) are never released; a ⊥ child makes its parent ⊥; the sparse vector draws its
     threshold noise once (Lyu et al. 2017).

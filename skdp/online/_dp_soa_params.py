@@ -19,7 +19,9 @@ DEFAULT_PRACTICAL_HORIZON = 10**5
 MAX_FOREST_SLOTS = 2**24
 #: Cap of the default ``n_trees`` (the histogram's sample size can be astronomical).
 MAX_AUTO_TREES = 2**15
-#: Practical preset: k₁ (see ``DPSOAClassifier``'s Notes for the measurement behind it).
+#: Practical preset: k₁ = the paper's 2^{d+1} up to this Ldim d, else
+#: ``PRACTICAL_LEAVES`` (see ``DPSOAClassifier``'s Notes for the measurements).
+PRACTICAL_MAX_PAPER_LDIM = 5
 PRACTICAL_LEAVES = 4
 #: Practical preset: the cutoff c (one real switch; the competitor query wastes none).
 PRACTICAL_SWITCHES = 1
@@ -122,7 +124,9 @@ def resolve_dp_soa_parameters(name, ldim, epsilon, delta, *, n_trees, n_leaves,
     if theory:
         k1, k2, eta, c = _theory(name, max(ldim, 0), epsilon, delta,
                                  n_rounds or DEFAULT_THEORY_HORIZON, k1, k2, eta, c)
-    k1 = PRACTICAL_LEAVES if k1 is None else k1
+    if k1 is None:
+        d = max(ldim, 1)
+        k1 = 2 ** (d + 1) if d <= PRACTICAL_MAX_PAPER_LDIM else PRACTICAL_LEAVES
     eta = PRACTICAL_ETA if eta is None else float(eta)
     c = PRACTICAL_SWITCHES if c is None else c
     if k1 & (k1 - 1):

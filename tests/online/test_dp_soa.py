@@ -140,6 +140,8 @@ def test_parameters_and_defaults():
     from skdp.mechanisms import stable_histogram_min_size
     assert q.n_trees == stable_histogram_min_size(0.25, q.hist_epsilon, q.hist_delta)
     assert freq._hypothesis.on_inconsistent == "skip"
+    small = DPSOAClassifier(1.0, 1e-6, ThresholdVersionSpace(16), random_state=0)
+    assert small.fit([[0], [9]], [0, 1]).parameters_.n_leaves == 32  # d = 4: 2^(d+1)
     assert (freq.n_switches_, freq.n_svt_firings_, freq.released_is_initial_) == (0, 0, True)
 
 
