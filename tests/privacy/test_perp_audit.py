@@ -164,22 +164,30 @@ STUMP_EPS = 3.0
 STUMP_FAST = {**FAST, "delta": 0.12, "first_phase_length": 5, "max_hard": 600}
 
 
-def _stump_data():
-    probe = _AuditedStump(epsilon=STUMP_EPS, **STUMP_FAST)
+def _stump_data(preset="practical"):
+    fast = dict(STUMP_FAST)
+    probe = _AuditedStump(epsilon=STUMP_EPS, preset=preset, **fast)
     probe.fit(np.array([[0.0, 0.0], [1.0, 1.0]] * 40), np.array([0, 1] * 40))
     q = probe.parameters_.phases[0]
     m = math.ceil(q.threshold + 5 * q.bt_noise_scale)  # far-outside queries are not "low"
-    positives = np.linspace(0.4, 1.0, 2 * m + 400)
+    if preset == "sharp":  # the override is t_l itself: lift it clear of the noise
+        init = probe.parameters_.initial_copies
+        fast["threshold"] = 5 * init.bt_noise_scale
+        m = math.ceil(fast["threshold"] + init.min_gap + 5 * init.bt_noise_scale)
+    # "sharp" slices come from one of 2 random parts: twice the positives keep them as
+    # narrow as the practical preset's (both below / above the queries' 0.7).
+    positives = np.linspace(0.4, 1.0, (2 if preset == "sharp" else 1) * (2 * m + 400))
     negatives = np.linspace(0.0, 0.3, 50)
     u = np.concatenate([positives, negatives])
     X0 = np.vstack([np.column_stack([u, u]), [[0.9, 0.1], [0.1, 0.9]]])
     y0 = np.concatenate([np.ones(positives.size, int), np.zeros(negatives.size, int), [1, 1]])
     X1, y1 = np.vstack([X0, [[0.1, 0.9]]]), np.append(y0, 1)
-    return (X0, y0), (X1, y1), dict(epsilon=STUMP_EPS, **{**STUMP_FAST, "slice_size": m})
+    return (X0, y0), (X1, y1), dict(epsilon=STUMP_EPS, preset=preset,
+                                    **{**fast, "slice_size": m})
 
 
-def _stump_audit(cls, n_samples):
-    d0, d1, params = _stump_data()
+def _stump_audit(cls, n_samples, preset="practical"):
+    d0, d1, params = _stump_data(preset)
     queries = np.tile([[0.7, -10.0]], (N_QUERIES, 1))
     claim = _claim(_AuditedStump, d0, **params)
     result = audit_mechanism(_transcripts(cls, queries, **params), d0, d1,
@@ -191,6 +199,16 @@ def _stump_audit(cls, n_samples):
 def test_decision_stump_perp_passes_audit():
     result, claim = _stump_audit(_AuditedStump, 200)  # measured ε ≥ −0.40
     assert result.epsilon_lower_bound <= claim[0], str(result)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("cls", "n_samples", "broken"),
+                         [("_AuditedStump", 200, False), ("ArgmaxStump", 400, True)])
+def test_decision_stump_perp_sharp_audit(cls, n_samples, broken):
+    # preset="sharp": inner run at ε/4 with partitioned slices (see its Privacy section).
+    # Measured ε ≥ −0.25 (correct) and 3.17 > 3 (argmax twin, deterministic flip).
+    result, claim = _stump_audit(globals()[cls], n_samples, "sharp")
+    assert (result.epsilon_lower_bound > claim[0]) == broken, str(result)
 
 
 def test_audit_catches_stump_with_argmax_selection():
