@@ -139,8 +139,8 @@ class OnlineDecisionListClassifier(DPWinnowClassifier):
 
     Where it learns: the margin is 1, 1/5, 1/13, 1/29, 1/61 for r = 1 … 5, and the
     default scheduled DP-Winnow learns (by its guard, δ = 10⁻⁶, d = 100 bits) lists of
-    length r = 1 at every ε ∈ [1, 16] from T = 10⁴ rows; r = 2 at ε ≥ 8 by T = 10⁵
-    and at every ε ≥ 1 by T = 10⁶; r = 3 only at ε = 16, T = 10⁶; r ≥ 4 nowhere up to
+    length r = 1 at every ε ∈ [1, 16] from T = 10⁴ rows; r = 2 at ε ≥ 4 by T = 10⁵
+    and at every ε ≥ 1 by T = 10⁶; r = 3 only at ε ≥ 8, T = 10⁶; r ≥ 4 nowhere up to
     10⁶ rows. Where it cannot, it warns at ``fit`` and predicts a privately estimated
     constant (see :class:`DPWinnowClassifier`, whose map this is).
 

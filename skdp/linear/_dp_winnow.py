@@ -137,21 +137,22 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
 
         T      ρ \\ ε   1  2  4  8  16
         10⁵    1       Y  Y  Y  Y  Y
-               1/3     .  Y  Y  Y  Y
-               1/5     .  .  .  Y  Y
+               1/3     Y  Y  Y  Y  Y
+               1/5     .  .  Y  Y  Y
                1/11    .  .  .  .  .
-        10⁶    1, 1/3, 1/5: Y at every ε;  1/11: only ε = 16
+        10⁶    1, 1/3, 1/5: Y at every ε;  1/11: ε ≥ 4
 
-    d enters only through ln d′ (d = 500 moves ρ = 1/5 at T = 10⁵ to ε = 16 only).
+    d enters only through ln d′ (d = 500 moves ρ = 1/5 at T = 10⁵ and ρ = 1/11 at
+    T = 10⁶ to ε ≥ 8).
     Elsewhere the estimator predicts the private constant and says so at ``fit``.
-    Measured on majority and OR targets with these margins: wherever it runs the
-    learner, the late mistake rate is ≤ 2.7 % and the last tenth of the stream costs
-    ≤ 0.22 × the first tenth's mistakes (sublinear); the fallback cells stay within
-    1.04 × the best constant in hindsight (the count's first 64 rows are predicted
-    before the constant is known). The guard is conservative at ρ = 1/11.
+    Measured on majority and OR targets with these margins (the table in
+    ``benchmarks/results/winnow_map.md``): wherever it runs the learner, its late
+    mistake rate and its mistakes relative to the best constant in hindsight are
+    given there; the fallback cells stay within a few percent of the best constant
+    (the count's first 64 rows are predicted before the constant is known).
     Decision lists of length r (:class:`OnlineDecisionListClassifier`) have margin
     1, 1/5, 1/13, 1/29 for r = 1, 2, 3, 4: r = 1 learns everywhere above, r = 2
-    like ρ = 1/5, r = 3 only at T = 10⁶, ε = 16, r ≥ 4 nowhere on this map.
+    like ρ = 1/5, r = 3 only at T = 10⁶, ε ≥ 8, r ≥ 4 nowhere on this map.
 
     Defaults: ``confidence=0.5`` and the ``"theory"`` constants are Bun & Fang's;
     everything else (the schedule, m = ⌈9/ρ²⌉, the guard's model, ``margin=0.1``,

@@ -10,7 +10,7 @@ from skdp import PrivacyBudget
 from skdp.accounting import account
 from skdp.exceptions import PrivacyWarning
 from skdp.linear import DPWinnowClassifier
-from skdp.linear._schedule import solve_schedule
+from skdp.linear._schedule import LEARN_FACTOR, solve_schedule
 
 DELTA = 1e-6
 
@@ -36,7 +36,7 @@ def test_schedule_is_sized_to_the_horizon_and_accounted(epsilon, margin, horizon
         assert p.n_samples % 2 == 1 and p.max_batch >= 1
     assert p.epsilon_spent <= epsilon * (1 + 1e-9)
     assert account(p.privacy_events).epsilon(DELTA) <= epsilon * (1 + 1e-6)
-    assert p.learns == (p.rows_to_learn <= horizon)
+    assert p.learns == (p.rows_to_learn <= LEARN_FACTOR * horizon)
 
 
 def test_defaults_learn_a_large_margin_stream(rng):
