@@ -86,14 +86,15 @@ with warnings.catch_warnings():
 # %%
 # Mistake curves
 # --------------
-# The SOA stops at Ldim = 8. The private learners pay a start-up cost: they keep
-# releasing the fresh learner's hypothesis until enough evidence has piled up in their
-# many copies of the SOA for a *private* switch — about a thousand mistakes here.
-# Li–Wang–Ye switches first and then errs far less (not at all against the adaptive
-# adversary, whose target it has found). DP-SOA, with its practical
-# constants, needs more mistakes than these 3 000 rounds give it: against the adaptive
-# adversary every one of its rounds is a mistake. (The benchmark
-# ``benchmarks/online_littlestone.py`` follows the curves to T = 10⁵.)
+# The SOA stops at Ldim = 8. The private learners pay a start-up cost, the *forced
+# phase*: they keep releasing the fresh learner's hypothesis A(∅) until enough of their
+# copies of the SOA agree for a *private* switch. Against the adaptive adversary (which
+# pins its target where A(∅) is wrong) both then find the target and err no more —
+# Li–Wang–Ye after about 150 rounds, DP-SOA after about 430. On the oblivious stream,
+# whose uniform points are spread over 256 values, neither finds a hypothesis enough
+# copies agree on within these 3 000 rounds: this is where the private experts learner
+# is the better choice (see "Which learner should I use?"). The benchmark
+# ``benchmarks/online_littlestone.py`` measures where each learner learns.
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
 t = np.arange(1, n_rounds + 1)
 for ax, game in zip(axes, games, strict=True):

@@ -150,8 +150,9 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     Where it learns (measured, ``benchmarks/results/online_littlestone.md``): streams
     on which one example of each error pins the target — the binary-search adaptive
     adversary (thresholds on 2¹⁶ points: a forced phase of ≈ 500 rounds at ε = 1, then
-    flat), point functions. On spread-out streams and against the mistake-seeking
-    adversary its layer-1 list comes out empty and it stops: use
+    flat). On oblivious uniform streams (thresholds on 4 to 2¹² points, intervals,
+    rectangles) and against the mistake-seeking adversary its layer-1 list comes out
+    empty and it stops: use
     :class:`~skdp.online.PrivateExpertsClassifier` (oblivious streams) or
     :class:`~skdp.online.BatchSanitizedOnlineClassifier` there. With D < d the
     realizable mistake bound no longer applies: if L_D is exhausted the learner stops

@@ -141,7 +141,7 @@ def resolve_adaptive_parameters(epsilon, delta, horizon, beta, mistake_bound, *,
     former D = 2, N_0 = 64(A + 2) → 3,362. With D = 1 a released hypothesis must be agreed
     on by ≥ A + 2 pairs of sequences that hold one real example and one tournament example
     each, so the preset learns only streams on which one example of the released hypothesis'
-    errors nearly pins the target (the binary-search adversary, point functions); it stops
+    errors nearly pins the target (the binary-search adversary); it stops
     (list exhausted) on spread-out streams and on the mistake-seeking adversary.
 
     Privacy does not depend on any of these constants (see

@@ -51,10 +51,11 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
 
     Where it learns (measured, ``benchmarks/results/online_littlestone.md``): streams that
     pin the target within a few examples per copy — the binary-search adaptive adversary
-    (thresholds on 2¹⁶ points: a forced phase of ≈ 1.6·10³ rounds at ε = 1, then flat),
-    point functions, small domains. It does not learn spread-out streams on large
-    domains, nor the mistake-seeking adversary there: copies must each pin the exact
-    target before k₂ of them agree. Use :class:`~skdp.online.PrivateExpertsClassifier`
+    (thresholds on 2¹⁶ points: a forced phase of ≈ 1.4–1.6·10³ rounds at ε = 1, then
+    flat), uniform streams on tiny domains (thresholds on ≤ 16 points,
+    T ≥ 10⁴–10⁵). It does not learn uniform streams on 2⁸ points or more, intervals or
+    rectangles at T = 10⁴, nor the mistake-seeking adversary: its copies must each pin
+    the exact target before enough of them agree. Use :class:`~skdp.online.PrivateExpertsClassifier`
     there (oblivious streams), or :class:`~skdp.online.AdaptivePrivateOnlineClassifier`.
 
     Parameters

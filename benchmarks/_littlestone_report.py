@@ -1,0 +1,96 @@
+"""Tables and plots of ``online_littlestone.py`` (kept apart: the script stays readable)."""
+
+import numpy as np
+
+CHECKPOINTS = (10**2, 10**3, 10**4, 10**5)
+
+#: The recommendation table of the results page and of docs/online.md. Qualitative on
+#: purpose: the numbers behind each line are the measured tables above it.
+WHICH_LEARNER = (
+    ("Realizable, adaptive adversary that pins the target quickly (binary search on "
+     "thresholds)",
+     "Li–Wang–Ye (`AdaptivePrivateOnlineClassifier`)",
+     "shortest forced phase, then flat; DP-SOA also learns, with a forced phase about "
+     "3 × longer"),
+    ("Realizable, oblivious stream on a tiny domain (thresholds on ≤ 16 points)",
+     "DP-SOA (`DPSOAClassifier`), with T ≥ 10⁴–10⁵",
+     "its copies see the whole boundary; Li–Wang–Ye's one-layer list comes out empty "
+     "and it stops"),
+    ("Realizable, oblivious stream on a larger domain (thresholds on ≥ 2⁸ points, "
+     "intervals, rectangles)",
+     "Private experts (`PrivateExpertsClassifier`)",
+     "DP-SOA and Li–Wang–Ye need their copies to agree on the exact target: they stay on "
+     "A(∅) or stop"),
+    ("Adaptive adversary that keeps seeking the released hypothesis' errors (or the "
+     "mistake-tree adversary)",
+     "none of these learns it at practical ε; Li–Wang–Ye stops and says so",
+     "the copies only see where the frozen release errs, never the other side"),
+    ("Not realizable (label noise, agnostic)",
+     "Private experts; batch-and-sanitize (`BatchSanitizedOnlineClassifier`, Alg 3)",
+     "DP-SOA and Li–Wang–Ye assume a realizable stream for their utility (privacy holds "
+     "regardless)"),
+)
+
+
+def which_learner():
+    head = "| stream | take | why |\n|---|---|---|"
+    return "\n".join([head, *(f"| {a} | {b} | {c} |" for a, b, c in WHICH_LEARNER)])
+
+
+def _fmt(values):
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return ""
+    return f"{v.mean():.4g}" if v.size == 1 or v.std() == 0 else \
+        f"{v.mean():.4g} ± {v.std(ddof=1):.2g}"
+
+
+def learner_table(kind, name, horizon, runs):
+    """One row of the key table from the runs (curve, info) of one learner."""
+    row = {"adversary": kind, "learner": name, "T": horizon}
+    for t in CHECKPOINTS:
+        if t <= horizon:
+            row[f"M_1e{int(np.log10(t))}"] = _fmt([c[t - 1] for c, _ in runs])
+    infos = [i for _, i in runs]
+    row["forced_phase"] = _fmt([i["forced"] for i in infos])
+    row["after_forced"] = _fmt([c[-1] - c[min(i["forced"], horizon - 1)] for c, i in runs])
+    row["firings"] = _fmt([i["firings"] for i in infos])
+    row["switches"] = _fmt([i["switches"] for i in infos])
+    row["still_initial"] = f"{sum(i['still_initial'] for i in infos)}/{len(infos)}"
+    row["stopped"] = f"{sum(i['stopped'] for i in infos)}/{len(infos)}"
+    row["s"] = round(float(np.mean([i["seconds"] for i in infos])), 1)
+    return row
+
+
+def plots(path, curves, eps_rows):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    colors = {"SOA": "black", "DP-SOA": "tab:blue", "Li–Wang–Ye": "tab:green"}
+    for ax, kind in zip(axes[:2], ("binary search", "mistake-seeking"), strict=True):
+        for (k, name), table in curves.items():
+            if k != kind:
+                continue
+            t = np.arange(1, table.shape[1] + 1)
+            mean = table.mean(axis=0)
+            ax.plot(t, np.maximum(mean, 0.5), color=colors[name], label=name)
+        t = np.arange(1, max(tb.shape[1] for tb in curves.values()) + 1)
+        ax.plot(t, t, ls=":", color="grey", label="a mistake every round")
+        ax.set(xscale="log", yscale="log", xlabel="round t", ylabel="cumulative mistakes",
+               title=f"thresholds N = 2¹⁶, ε = 1, {kind}")
+        ax.legend(fontsize=8)
+    ax = axes[2]
+    for name in ("DP-SOA", "Li–Wang–Ye"):
+        pts = [(r["epsilon"], r["forced_phase"]) for r in eps_rows if r["learner"] == name]
+        ax.plot(*zip(*pts, strict=True), marker="o", color=colors[name], label=name)
+    ax.set(xscale="log", yscale="log", xlabel="ε", ylabel="forced phase (rounds)",
+           title="forced phase vs ε (binary search)")
+    ax.set_xticks([1, 4, 16], labels=["1", "4", "16"])
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
