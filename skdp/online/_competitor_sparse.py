@@ -85,6 +85,19 @@ class CompetitorHistSparse(HistSparse):
     N. Golowich, R. Livni. Littlestone classes are privately online learnable. NeurIPS
     2021, Alg. 2, Lemma 5.3. M. Lyu, D. Su, N. Li. Understanding the sparse vector
     technique for differential privacy. PVLDB 10(6), 2017.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.online._competitor_sparse import CompetitorHistSparse
+    >>> hs = CompetitorHistSparse(8.0, 1e-3, n_items=200, eta=0.25, max_switches=1,
+    ...                           initial=0, ignore=-1, threshold_count=60, random_state=0)
+    >>> hs.process(np.r_[np.zeros(150), np.ones(50)].astype(int), 20)  # 50 < 60: no
+    (20, False)
+    >>> hs.process(np.r_[np.zeros(20), np.ones(180)].astype(int), 20)  # 1 leads: switch
+    (1, True)
+    >>> hs.current
+    1
     """
 
     #: Sensitivity of the query, in units of 1/k (Lemma above).

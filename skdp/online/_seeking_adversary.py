@@ -38,6 +38,16 @@ class MistakeSeekingAdversary(HiddenTargetAdversary):
         h* on the whole domain (after ``reset``).
     n_found_ : int
         Rounds on which a probe found an error of the released hypothesis.
+
+    Examples
+    --------
+    >>> from skdp.hypotheses.littlestone import ThresholdVersionSpace
+    >>> from skdp.online import MistakeSeekingAdversary, SOAClassifier, run_online
+    >>> adv = MistakeSeekingAdversary(ThresholdVersionSpace(2**10))
+    >>> curve = run_online(SOAClassifier(ThresholdVersionSpace(2**10)), adv, 2000,
+    ...                    random_state=0)
+    >>> int(curve[-1]) <= 10  # the SOA still makes at most Ldim = 10 mistakes
+    True
     """
 
     oblivious = False
