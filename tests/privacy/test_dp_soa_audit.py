@@ -23,6 +23,7 @@ halves saw a row (1, +1); rows (1, −1) change nothing.
   variant: a histogram without noise.
 """
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -271,3 +272,25 @@ def test_dp_soa_audits_more_samples():
                              events=[lambda out: out == 1], alpha=ALPHA,
                              delta=H_PARAMS["delta"], random_state=6)
     assert result.epsilon_lower_bound <= H_PARAMS["epsilon"], str(result)
+
+
+# ----------------------------------------------------------------- design S, competitor query
+class PlannedCompetitor(Planned):
+    """The practical preset's competitor query with a threshold planted for 8 trees (the
+    preset's own threshold needs hundreds): fires once more than 7.5 trees hold B."""
+
+    def _resolve(self, learner):
+        p = super()._resolve(learner)
+        return dataclasses.replace(p, threshold_count=7.5, threshold=7.5 / p.n_trees)
+
+
+C_PARAMS = dict(S_PARAMS, query="competitor")
+
+
+def test_dp_soa_competitor_query_audit_passes():
+    # the same neighbouring streams as design S: 8 vs 7 trees on B at the differing row
+    d0, d1, r = _design_s()
+    result = audit_mechanism(_first_switch_sampler(PlannedCompetitor, C_PARAMS), d0, d1,
+                             n_samples=800, events=[lambda out: out == r], alpha=ALPHA,
+                             delta=1e-6, random_state=7)
+    assert result.epsilon_lower_bound <= C_PARAMS["epsilon"], str(result)
