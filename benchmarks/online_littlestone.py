@@ -211,6 +211,9 @@ def main():
         "the rounds until 2/3 of DP-SOA's trees agree), not a log T term.",
         "The mistake-seeking games are shorter (2·10⁴) because DP-SOA, which never "
         "releases there, updates its forest every round (≈ 1 ms a round).",
+        "\"stopped\": DP-SOA stops updating after its c = 1 histogram release (its hard "
+        "cap, by design: it keeps the released hypothesis); Li–Wang–Ye stops when its "
+        "one-layer list is exhausted.",
         f"Total run time {elapsed:.0f} s.",
     ]
     write_report("online_littlestone", key_rows, columns, out_dir=out,
