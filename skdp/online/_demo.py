@@ -34,13 +34,21 @@ def demo_row(rng, budget):
     half = n_rounds // 2
     switches = f"{private.n_switches_} switch" + ("" if private.n_switches_ == 1 else "es")
     stopped = " (cap hit)" if private.updates_stopped_ else ""
+    forced = curve[half - 1]  # the forced phase ends well inside the first half
     return {
-        "what": f"online thresholds, N={n_domain}, {n_rounds} rounds vs adaptive adversary "
-                "(Li–Wang–Ye)",
+        "what": f"Learn a cut-off on {n_domain} values while an adversary picks each question "
+                "to catch the learner out (online, private)",
         "privacy": f"ε={eps:g}, δ={delta:g}",
-        "private result": f"{curve[-1]} mistakes, {curve[-1] - curve[half - 1]} in the last "
-                          f"{n_rounds - half} ({switches}){stopped}",
-        "non-private": f"{soa[-1]} mistakes (SOA; Ldim {cls.ldim()})",
+        "private result": f"{curve[-1]} wrong answers in {n_rounds} rounds, "
+                          f"{curve[-1] - curve[half - 1]} in the last {n_rounds - half}"
+                          f"{stopped}",
+        "non-private": f"{soa[-1]} wrong (the SOA, which cannot be private)",
+        "note": f"a private learner must first collect evidence: it answers with a fixed "
+                f"guess for a while ({forced} mistakes), then stops erring against this "
+                "adversary; an adversary that keeps seeking its errors defeats it "
+                "(see the docs' 'which learner' page)",
+        "details": f"Li–Wang–Ye adaptive learner, thresholds N={n_domain} (Ldim {cls.ldim()}), "
+                   f"binary-search adversary, {switches}",
     }
 
 
@@ -63,11 +71,14 @@ def dpsoa_demo_row(rng, budget):
     half = n_rounds // 2
     switches = f"{private.n_switches_} switch" + ("" if private.n_switches_ == 1 else "es")
     return {
-        "what": f"online point function, N={n_domain}, {n_rounds} rounds, oblivious (DP-SOA)",
+        "what": f"Learn which of {n_domain} values is special from a stream of labelled "
+                "examples (online, private)",
         "privacy": f"ε={eps:g}, δ={delta:g}",
-        "private result": f"{private._n_mistakes} mistakes, "
-                          f"{int(np.count_nonzero(wrong[half:]))} in the last "
-                          f"{n_rounds - half} ({switches})",
-        "non-private": f"{soa.n_mistakes_} mistake" + ("" if soa.n_mistakes_ == 1 else "s")
-                       + " (SOA; Ldim 1)",
+        "private result": f"{private._n_mistakes} wrong answers in {n_rounds} rounds, "
+                          f"{int(np.count_nonzero(wrong[half:]))} in the last {n_rounds - half}",
+        "non-private": f"{soa.n_mistakes_} wrong (the SOA, which cannot be private)",
+        "note": "it learns on tiny domains only: on hundreds of values or more it keeps "
+                "its first guess (see the docs' 'which learner' page)",
+        "details": f"DP-SOA, point functions N={n_domain} (Ldim 1), oblivious uniform stream, "
+                   f"{switches}",
     }
