@@ -217,8 +217,10 @@ def main(argv=None):
         f"δ = {DELTA:g}; same labelled n and same k teachers for both predictors; the "
         "baseline's per-query ε = calibrate(ε, δ, T, 'optimal').",
         "Yan: one stream of max T queries, accuracy on its first T answers; refused "
-        "queries (cap reached) count ½. 'hard q.' = BetweenThresholds instances used.",
-        "breast cancer (569 rows, 380 train): Yan's predictor refuses — the BSU gap "
+        "queries (cap reached) count ½. 'hard q.' = hard queries (⊤) answered; 'Yan ε "
+        "spent' is the whole plan, reserved at the first answer.",
+        "breast cancer (569 rows, 380 train): too few rows for Yan's teachers (not run; "
+        "it would answer one private majority label) — the BSU gap "
         "t_u − t_l ≥ 12/(ε_bt·k)(ln(10/ε_bt)+ln(1/δ_bt)+1) needs ≥ "
         f"{shrinkage_parameters(1.0, DELTA, 1)['min_teachers']} teachers even at cap 1, ε = 1.",
         f"thresholds, ε = 1, T = {max(t_grid)}: labelled n for 90 % accuracy — Yan "
