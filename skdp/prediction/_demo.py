@@ -34,11 +34,16 @@ def demo_row(rng, budget):
     # Non-private: the ERM threshold of the whole sample, answering every query.
     erm = Thresholds().fit_blocks(X, 2 * y - 1, np.zeros(len(y), dtype=int), 1)[0]
     return {
-        "what": f"2000 queries, private prediction (Yan; {k} teachers)",
-        "privacy": f"ε={clf.privacy_spent_.epsilon:.3g} of {eps} "
-        f"({clf.n_hard_queries_} hard q.)",
-        "private result": f"acc {accuracy:.3f}{note}",
-        "non-private": f"acc {np.mean((Xq[:, 0] >= erm) == truth):.3f}",
+        "what": f"Keep {len(y)} labelled rows private and answer 2000 questions "
+                "'is x above the cut-off?' from them",
+        "privacy": f"ε={eps:g}, δ={delta:g} for the whole stream",
+        "private result": f"{accuracy:.1%} right{note}",
+        "non-private": f"{np.mean((Xq[:, 0] >= erm) == truth):.1%} right (the best cut-off "
+                       "on all rows)",
+        "note": "all of ε is charged at the first answer, whatever the number of questions "
+                "up to the plan",
+        "details": f"Yan's private predictor, {k} teachers, {clf.n_hard_queries_} of {cap} "
+                   "hard queries",
     }
 
 
