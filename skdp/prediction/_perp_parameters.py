@@ -96,7 +96,7 @@ class PERPParameters:
     phases: tuple = field(repr=False)
     overrides: tuple = field(default=(), repr=False)
     #: "sharp": the initial sample's own copies (at δ(0) = δ*/4); else None.
-    initial_copies: PhaseParameters = field(default=None, repr=False)
+    initial_copies: PhaseParameters | None = field(default=None, repr=False)
 
     @property
     def initial_delta(self):
