@@ -290,3 +290,26 @@ def test_a_pickled_postgresql_budget_carries_no_password(postgresql_db_url):
                           check=True)
     assert float(done.stdout) == pytest.approx(0.75)
     assert budget.spent.epsilon == pytest.approx(0.25)
+
+
+def test_memory_store_drop_from_a_finalizer_under_the_lock_does_not_deadlock():
+    # The garbage collector runs a dropped ledger's finalizer inside any allocation,
+    # e.g. while this thread holds the store's lock during move_ledger (seen as a hang).
+    import threading
+
+    from skdp.accounting.stores.memory import MemoryStore
+
+    store = MemoryStore()
+    store.create_ledger("gone", 1.0, 0.0)
+    store.create_ledger("kept", 1.0, 0.0)
+
+    def drop_while_locked():
+        with store._lock:
+            store.drop_ledger("gone")
+
+    worker = threading.Thread(target=drop_while_locked, daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert not worker.is_alive(), "drop_ledger deadlocked on the store's own lock"
+    assert store.totals("kept") == (1.0, 0.0)  # the next locked call forgets "gone"
+    assert "gone" not in store._ledgers

@@ -12,6 +12,7 @@ crosses a process boundary silently:
   :class:`~skdp.exceptions.PrivacyError` naming the fix.
 """
 
+import contextlib
 import os
 import threading
 
@@ -48,6 +49,18 @@ class MemoryStore(LedgerStore):
         self._lock = threading.Lock()
         self._ledgers = {}
         self._stream_ledger = {}
+        self._pending_drops = []  # ledgers to forget at the next locked operation
+
+    @contextlib.contextmanager
+    def _locked(self):
+        """The store's lock, after forgetting the ledgers whose drop was deferred."""
+        with self._lock:
+            self._drain_drops()
+            yield
+
+    def _drain_drops(self):
+        while self._pending_drops:  # a finalizer may queue more meanwhile: loop
+            self._forget(self._pending_drops.pop())
 
     def _check_process(self):
         if os.getpid() != self._pid:
@@ -67,7 +80,7 @@ class MemoryStore(LedgerStore):
             raise integrity_error(ledger_id, "it is not in this process's memory") from None
 
     def create_ledger(self, ledger_id, epsilon, delta):
-        with self._lock:
+        with self._locked():
             self._check_process()
             self._ledgers[ledger_id] = _MemoryLedger(epsilon, delta)
 
@@ -78,7 +91,7 @@ class MemoryStore(LedgerStore):
         the drop (a charge that waited for the lock then finds the ledger gone and is
         retried on ``target`` by its :class:`~skdp.accounting._ledger.Ledger`).
         """
-        with self._lock:
+        with self._locked():
             ledger = self._get(ledger_id)
             problem = self._problem(ledger_id, ledger)
             if problem is not None:
@@ -87,9 +100,20 @@ class MemoryStore(LedgerStore):
             self._forget(ledger_id)
 
     def drop_ledger(self, ledger_id):
-        """Forget a ledger nobody holds any more (a no-op once it moved elsewhere)."""
-        with self._lock:
-            self._forget(ledger_id)
+        """Forget a ledger nobody holds any more (a no-op once it moved elsewhere).
+
+        A weakref finalizer calls this, and the garbage collector may run finalizers
+        inside any allocation — also one this thread makes while it holds the store's
+        lock (a ``move_ledger`` importing into SQLite did). Waiting for the lock there
+        would deadlock, so the drop is queued and, when the lock is busy, done by the
+        next locked operation.
+        """
+        self._pending_drops.append(ledger_id)  # atomic: no lock needed to queue it
+        if self._lock.acquire(blocking=False):
+            try:
+                self._drain_drops()
+            finally:
+                self._lock.release()
 
     def _forget(self, ledger_id):
         ledger = self._ledgers.pop(ledger_id, None)
@@ -104,23 +128,23 @@ class MemoryStore(LedgerStore):
                             head)
 
     def totals(self, ledger_id):
-        with self._lock:
+        with self._locked():
             return self._get(ledger_id).totals
 
     def charges(self, ledger_id):
-        with self._lock:
+        with self._locked():
             return list(self._get(ledger_id).charges)
 
     def streams(self, ledger_id):
-        with self._lock:
+        with self._locked():
             return dict(self._get(ledger_id).streams)
 
     def spent(self, ledger_id):
-        with self._lock:
+        with self._locked():
             return spent_after(self._last(self._get(ledger_id)))
 
     def verify(self, ledger_id):
-        with self._lock:
+        with self._locked():
             return self._problem(ledger_id, self._get(ledger_id))
 
     @staticmethod
@@ -128,7 +152,7 @@ class MemoryStore(LedgerStore):
         return ledger.charges[-1] if ledger.charges else None
 
     def charge(self, ledger_id, epsilon, delta, label, stream=None):
-        with self._lock:
+        with self._locked():
             ledger = self._get(ledger_id)
             # Memory cannot be edited from outside the process, so the chain is not
             # re-checked here (it is on promotion and by verify()).
@@ -141,12 +165,12 @@ class MemoryStore(LedgerStore):
             return len(ledger.charges) - 1
 
     def create_stream(self, ledger_id, stream_id):
-        with self._lock:
+        with self._locked():
             self._get(ledger_id).streams[stream_id] = 0
             self._stream_ledger[stream_id] = ledger_id
 
     def advance_stream(self, stream_id, expected_version, what):
-        with self._lock:
+        with self._locked():
             self._check_process()
             return self._cas(stream_id, expected_version, what)
 
