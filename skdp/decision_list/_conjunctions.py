@@ -45,9 +45,10 @@ class ConjunctionFeatures(TransformerMixin, BaseEstimator):
     max_features : int, default=1_000_000
         Refuse (``ValueError``, before allocating anything) when the number of
         output features would exceed this.
-    binarize : float, optional
-        If given, inputs are binarized as ``x > binarize`` first (a public
-        constant). By default the input must already be 0/1.
+    binarize : float or None, default=0.0
+        Inputs are binarized as ``x > binarize`` first (a public constant), like
+        ``BernoulliNB(binarize=0.0)``: 0/1 input passes through unchanged.
+        ``None``: the input must already be 0/1.
 
     Attributes
     ----------
@@ -82,7 +83,7 @@ class ConjunctionFeatures(TransformerMixin, BaseEstimator):
         "binarize": [Interval(numbers.Real, None, None, closed="neither"), None],
     }
 
-    def __init__(self, k=2, *, negations=True, max_features=1_000_000, binarize=None):
+    def __init__(self, k=2, *, negations=True, max_features=1_000_000, binarize=0.0):
         self.k = k
         self.negations = negations
         self.max_features = max_features

@@ -47,10 +47,11 @@ class GreedyDecisionListClassifier(_DecisionListBase):
         With ``algorithm="net_cover"``, also offer rules on ¬x_f ("x_f == 0"). Off by
         default: on planted lists of positive literals, broad negated rules win
         the early steps and block the true rules (benchmarks/decision_lists.py).
-    binarize : float, optional
-        If given, features are binarized as ``x > binarize`` first (a public
-        constant, like ``BernoulliNB(binarize=...)``). By default the input must
-        already be 0/1 (see :class:`skdp.preprocessing.PublicBoundsBinarizer`).
+    binarize : float or None, default=0.0
+        Features are binarized as ``x > binarize`` first, like
+        ``BernoulliNB(binarize=0.0)`` (0/1 input passes through unchanged). ``None``:
+        the input must already be 0/1 (see
+        :class:`skdp.preprocessing.PublicBoundsBinarizer`).
 
     Attributes
     ----------
@@ -95,7 +96,7 @@ class GreedyDecisionListClassifier(_DecisionListBase):
     _parameter_constraints: dict = {**_DecisionListBase._parameter_constraints}
 
     def __init__(self, max_rules=None, *, algorithm="net_cover", error_weight=1.5, negations=False,
-                 binarize=None):
+                 binarize=0.0):
         self.max_rules = max_rules
         self.algorithm = algorithm
         self.error_weight = error_weight

@@ -78,11 +78,13 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         release. Copies (``clone``, ``deepcopy``, pickle) share it.
     random_state : None, int, numpy Generator or RandomState, default=None
         Source of the mechanism's randomness; an int makes ``fit`` reproducible.
-    binarize : float, optional
-        If given, features are binarized as ``x > binarize`` first (a public
-        constant, costs no privacy). By default the input must already be 0/1; use
-        :class:`skdp.preprocessing.PublicBoundsBinarizer` in a Pipeline for
-        real-valued data.
+    binarize : float or None, default=0.0
+        Features are binarized as ``x > binarize`` first (a public constant, costs
+        no privacy), as ``BernoulliNB(binarize=0.0)`` does: 0/1 input passes
+        through unchanged, and real-valued input becomes "x > 0". For real-valued
+        data, put :class:`skdp.preprocessing.PublicBoundsBinarizer` with public
+        thresholds in a Pipeline instead. ``None``: the input must already be 0/1
+        (anything else raises before any privacy is spent).
     classes : array-like, default=None
         The label set, a **public** parameter: ``classes_`` is exactly
         ``np.unique(classes)`` whatever ``y`` holds (labels missing from ``y`` are
@@ -212,7 +214,7 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         accounting="auto",
         budget=None,
         random_state=None,
-        binarize=None,
+        binarize=0.0,
         classes=None,
     ):
         self.epsilon = epsilon

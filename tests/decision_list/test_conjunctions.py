@@ -54,9 +54,12 @@ def test_refuses_before_allocating():
         ConjunctionFeatures(k=3, max_features=10**6).fit(X)
 
 
-def test_non_binary_input_is_refused():
+def test_non_binary_input_is_refused_without_binarize():
     with pytest.raises(ValueError, match="PublicBoundsBinarizer"):
-        ConjunctionFeatures().fit([[0.5, 1.0]])
+        ConjunctionFeatures(binarize=None).fit([[0.5, 1.0]])
+    # The default binarize=0.0 reads it as "x > 0", like BernoulliNB.
+    out = ConjunctionFeatures(k=1, negations=False).fit_transform([[0.5, -1.0]])
+    assert out.toarray().tolist() == [[1, 0]]
 
 
 def test_k_decision_list_learned_on_conjunctions():

@@ -337,11 +337,12 @@ def test_partial_fit_input_checks():
 # -- bad input -----------------------------------------------------------------------
 def test_non_binary_input_names_the_public_binarizer_and_costs_nothing():
     budget = PrivacyBudget(epsilon=1.0)
-    clf = DPDecisionListClassifier(epsilon=1.0, budget=budget)
+    clf = DPDecisionListClassifier(epsilon=1.0, budget=budget, binarize=None)
     with pytest.raises(ValueError, match="PublicBoundsBinarizer"):
         clf.fit(np.array([[0.5, 1.0], [0.0, 1.0]]), [0, 1])
     with pytest.raises(ValueError, match="PublicBoundsBinarizer"):
-        GreedyDecisionListClassifier().fit(sp.csr_matrix([[2.0, 1.0], [0.0, 1.0]]), [0, 1])
+        GreedyDecisionListClassifier(binarize=None).fit(
+            sp.csr_matrix([[2.0, 1.0], [0.0, 1.0]]), [0, 1])
     assert budget.spent.epsilon == 0.0
 
 
@@ -356,7 +357,7 @@ def test_bad_values_fail_before_any_privacy_is_spent(bad, row, col, sparse):
     X[row, col] = bad
     y = np.arange(10) % 2
     budget = PrivacyBudget(epsilon=1.0)
-    clf = DPDecisionListClassifier(epsilon=0.5, budget=budget)
+    clf = DPDecisionListClassifier(epsilon=0.5, budget=budget, binarize=None)  # 0/1 only
     with pytest.raises(ValueError):
         clf.fit(sp.csr_matrix(X) if sparse else X, y)
     assert budget.spent.epsilon == 0.0 and not hasattr(clf, "rules_")

@@ -1,8 +1,8 @@
 """scikit-learn's estimator checks on the decision-list estimators.
 
-The checks feed real-valued data; the instances under check use the public constant
-``binarize=0.0`` (as BernoulliNB does), since by default the estimators refuse
-non-binary input (tested in test_decision_list.py).
+The checks feed real-valued data. The default-constructed instances binarize it at the
+public constant ``binarize=0.0`` (as BernoulliNB does) and must pass as they are (issue
+18); ``binarize=None`` (0/1 input only) is tested in test_decision_list.py.
 """
 
 import pytest
@@ -28,11 +28,10 @@ def _expected_failed_checks(estimator):
 
 @parametrize_with_checks(
     [
-        GreedyDecisionListClassifier(binarize=0.0),
-        DPDecisionListClassifier(binarize=0.0, random_state=0),
-        DPDecisionListClassifier(epsilon=2.0, delta=0.0, max_rules=3, binarize=0.0,
-                                 random_state=0),
-        ConjunctionFeatures(k=2, binarize=0.0),
+        GreedyDecisionListClassifier(),
+        DPDecisionListClassifier(),
+        DPDecisionListClassifier(epsilon=2.0, delta=0.0, max_rules=3, random_state=0),
+        ConjunctionFeatures(),
     ],
     expected_failed_checks=_expected_failed_checks,
 )
