@@ -77,7 +77,7 @@ def feed(clf, X, y, block, checkpoints=()):
 
 def dp_winnow(epsilon, rho, horizon, seed, **kw):
     return DPWinnowClassifier(epsilon=epsilon, delta=DELTA, margin=rho, n_rounds=horizon,
-                              random_state=seed, **kw)
+                              bounds=(-1, 1), random_state=seed, **kw)
 
 
 def map_cell(kind, rho_name, epsilon, t, seed):
@@ -125,7 +125,7 @@ def stream_experiment(seed, quick):
         else:
             X, y = planted("or", 2, d, t, rng)
         learners = {"Perceptron": Perceptron(random_state=seed),
-                    "Winnow (η = ρ)": WinnowClassifier(learning_rate=rho)}
+                    "Winnow (η = ρ)": WinnowClassifier(learning_rate=rho, bounds=(-1, 1))}
         for eps in (1.0, 4.0, 8.0):
             learners[f"DP-Winnow ε={eps:g}"] = dp_winnow(eps, rho, t, seed)
             if eps != 1.0 or d == 500:
@@ -155,7 +155,7 @@ def throughput(seed, quick):
     total = n_stream * passes
     cases = {
         "Perceptron": lambda: Perceptron(random_state=0),
-        "Winnow": lambda: WinnowClassifier(learning_rate=1 / 3),
+        "Winnow": lambda: WinnowClassifier(learning_rate=1 / 3, bounds=(-1, 1)),
         "DP-Winnow ε=1 (scheduled)": lambda: dp_winnow(1.0, 1 / 3, total, 0),
         "DP-Winnow ε=4 (scheduled)": lambda: dp_winnow(4.0, 1 / 3, total, 0),
         "DP-Winnow ε=1 (sparse vector)": lambda: dp_winnow(1.0, 1 / 3, total, 0,

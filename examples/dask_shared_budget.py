@@ -42,8 +42,8 @@ if __name__ == "__main__":  # worker processes re-import this file
         # 1. Stream dask blocks through partial_fit: each block is one charged update.
         Xd = da.from_array(X, chunks=(5_000, d))
         yd = da.from_array(y, chunks=5_000)
-        model = DPWinnowClassifier(epsilon=2.0, delta=1e-6, margin=1.0, classes=[0, 1],
-                                   budget=budget, random_state=0)
+        model = DPWinnowClassifier(epsilon=2.0, delta=1e-6, margin=1.0, bounds=(-1, 1),
+                                   classes=[0, 1], budget=budget, random_state=0)
         inc = Incremental(model).fit(Xd, yd, classes=[0, 1])
         print(f"Incremental: accuracy {inc.score(X, y):.3f}; ledger now {budget.spent}")
 

@@ -39,7 +39,6 @@ from skdp import PrivacyBudget
 from skdp.exceptions import PrivacyWarning
 from skdp.linear import ConfidentWinnowClassifier, DPWinnowClassifier, WinnowClassifier
 from skdp.output import figure_path
-from skdp.preprocessing import PublicBoundsClipper
 
 rng = np.random.default_rng(0)
 n_rows, d, block = 100_000, 50, 1_000
@@ -49,11 +48,11 @@ y ^= rng.random(n_rows) < 0.02
 
 learners = {
     "Perceptron (sklearn)": Perceptron(random_state=0),
-    "Winnow": WinnowClassifier(learning_rate=0.5),
-    "ConfidentWinnow": ConfidentWinnowClassifier(learning_rate=0.5, margin=1.0),
-    "DP-Winnow ε=1": DPWinnowClassifier(epsilon=1.0, margin=1.0, n_rounds=n_rows,
+    "Winnow": WinnowClassifier(learning_rate=0.5, bounds=(-1, 1)),
+    "ConfidentWinnow": ConfidentWinnowClassifier(learning_rate=0.5, margin=1.0, bounds=(-1, 1)),
+    "DP-Winnow ε=1": DPWinnowClassifier(epsilon=1.0, margin=1.0, n_rounds=n_rows, bounds=(-1, 1),
                                         classes=[0, 1], random_state=0),
-    "DP-Winnow ε=4": DPWinnowClassifier(epsilon=4.0, margin=1.0, n_rounds=n_rows,
+    "DP-Winnow ε=4": DPWinnowClassifier(epsilon=4.0, margin=1.0, n_rounds=n_rows, bounds=(-1, 1),
                                         classes=[0, 1], random_state=0),
 }
 curves = {name: [] for name in learners}
@@ -100,16 +99,17 @@ fig.savefig(figure_path("plot_winnow"), dpi=90)
 # %%
 # In a pipeline with public bounds, and a grid search that pays
 # -------------------------------------------------------------
-# Raw features on a known scale (here: roughly ±6). The clipper maps the public
-# range [−6, 6] onto [−1, 1] without looking at the data. The non-private
+# Raw features on a known scale (here: roughly ±6). ``bounds=(-6, 6)`` clips them to
+# that public range and maps it onto [−1, 1] without looking at the data (as a
+# PublicBoundsClipper in front of the learner would). The non-private
 # baseline may use a fitted ``StandardScaler``; the private pipeline may not.
 # Be warned by the numbers: with the assumed margin 0.3 and 10 000 rows per fold,
 # DP-Winnow's guard (computed from ε, δ, ρ, T and d only) says it cannot learn
 # within the horizon, so it warns and predicts a privately estimated constant.
 X_raw = rng.normal(scale=2.0, size=(20_000, 10))
 y_raw = (X_raw[:, 2] > 0).astype(int)
-private = make_pipeline(PublicBoundsClipper(-6.0, 6.0),
-                        DPWinnowClassifier(margin=0.3, classes=[0, 1], random_state=0))
+private = make_pipeline(DPWinnowClassifier(margin=0.3, bounds=(-6.0, 6.0), classes=[0, 1],
+                                           random_state=0))
 baseline = make_pipeline(StandardScaler(), Perceptron(random_state=0))
 
 budget = PrivacyBudget(epsilon=14.0, delta=1e-4)  # 2 × (1 + 4), and a refit at ε = 4

@@ -23,6 +23,7 @@ updates (+ log of the block length), not rows.
 """
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import _fit_context
@@ -30,20 +31,28 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._labels import resolve_classes
-from .._validation import check_bounds
 
 __all__ = ["MultiplicativeWeightsMixin"]
 
 _FIRST_CHUNK = 32
 
 
-def check_unit_range(X, estimator_name):
-    """Raise a clear ValueError (naming the column, not a value) unless X ⊂ [−1, 1]."""
-    check_bounds(
-        X, -1.0, 1.0, estimator_name,
-        hint="It needs features in [-1, 1]: its privacy and mistake bounds assume "
-             "|x_j| ≤ 1. Put skdp.preprocessing.PublicBoundsClipper(lower, upper) with "
-             "PUBLIC bounds in front of it (a data-fitted scaler would leak the data).")
+def check_public_bounds(bounds, n_features, estimator_name):
+    """(lower, upper) arrays of shape (n_features,) from ``bounds=(lower, upper)``, where
+    each side is a scalar or one value per feature; a clear error otherwise."""
+    if len(bounds) != 2:
+        raise ValueError(f"{estimator_name}: bounds must be (lower, upper), got "
+                         f"{len(bounds)} entries.")
+    lower, upper = (np.broadcast_to(np.asarray(b, dtype=float), (n_features,)).copy()
+                    if np.ndim(b) == 0 or np.shape(b) == (n_features,) else None
+                    for b in bounds)
+    if lower is None or upper is None:
+        raise ValueError(f"{estimator_name}: each side of bounds must be a scalar or have "
+                         f"one value per feature ({n_features}).")
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper)) and np.all(lower < upper)):
+        raise ValueError(f"{estimator_name}: bounds must be finite with lower < upper for "
+                         "every feature.")
+    return lower, upper
 
 
 def _prediction_errors(margins, ys):
@@ -73,16 +82,35 @@ class MultiplicativeWeightsMixin:
     """
 
     _common_constraints: dict = {
+        "bounds": [tuple, list, None],
         "fit_intercept": ["boolean"],
         "double_features": ["boolean"],
     }
     _learning_rate_constraint = [Interval(numbers.Real, 0, None, closed="neither")]
 
     # ----------------------------------------------------------------- inputs
+    def _resolve_bounds(self, n_features):
+        """Public (lower, upper) per feature from ``bounds``; warn when none were given.
+
+        The warning depends on the parameters only (never on X), so it says nothing
+        about the data.
+        """
+        if self.bounds is None:
+            warnings.warn(
+                f"{type(self).__name__}: no public bounds given, so features are clipped "
+                "to [-1, 1] (values outside lose their information). Pass bounds=(lower, "
+                "upper) from domain knowledge; they are mapped onto [-1, 1].",
+                UserWarning, stacklevel=4,
+            )
+            return np.full(n_features, -1.0), np.full(n_features, 1.0)
+        return check_public_bounds(self.bounds, n_features, type(self).__name__)
+
     def _transform_input(self, X):
-        """Map validated input to the [−1, 1] features Winnow sees (hook)."""
-        check_unit_range(X, type(self).__name__)
-        return X
+        """Map validated input to the [−1, 1] features Winnow sees (hook): clip to the
+        public bounds, then scale them onto [−1, 1]. Data-independent."""
+        lower, upper = self.bounds_
+        X = np.clip(X, lower, upper)
+        return 2.0 * (X - lower) / (upper - lower) - 1.0
 
     def _validate_block(self, X, y, classes, first_call):
         X, y = validate_data(
@@ -90,6 +118,8 @@ class MultiplicativeWeightsMixin:
             accept_sparse=False, ensure_min_samples=1,
         )
         classes_ = resolve_classes(self, y, classes, first_call=first_call)
+        if first_call:
+            self.bounds_ = self._resolve_bounds(X.shape[1])
         X = self._transform_input(X)
         ys = np.where(y == classes_[1], 1.0, -1.0)
         return X, ys, classes_

@@ -187,7 +187,7 @@ updates_exhausted_, n_rounds_seen_, privacy_spent_
 
     _parameter_constraints: dict = {
         **{k: v for k, v in DPWinnowClassifier._parameter_constraints.items()
-           if k not in ("margin", "fit_intercept", "double_features", "confidence")},
+           if k not in ("margin", "fit_intercept", "double_features", "confidence", "bounds")},
         "max_length": [Interval(numbers.Integral, 1, None, closed="left")],
     }
 
@@ -218,6 +218,9 @@ updates_exhausted_, n_rounds_seen_, privacy_spent_
     def _margin_value(self, n_features):
         self.margin_ = decision_list_margin(self.max_length)
         return self.margin_
+
+    def _resolve_bounds(self, n_features):
+        return None  # 0/1 input, mapped onto {−1, 1} below: no bounds to clip to
 
     def _transform_input(self, X):
         _check_binary(X, type(self).__name__)

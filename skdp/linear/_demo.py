@@ -30,10 +30,11 @@ def demo_row(rng, budget):
     X = rng.choice([-1.0, 1.0], size=(_N, _D))
     y = (X[:, 3] > 0).astype(int)
     y ^= rng.random(_N) < 0.02  # 2 % label noise
+    # The features are ±1 by construction: public bounds (−1, 1).
     private = DPWinnowClassifier(epsilon=_EPSILON, delta=1e-6, margin=1.0, n_rounds=_N,
-                                 budget=budget, random_state=rng)
+                                 bounds=(-1, 1), budget=budget, random_state=rng)
     private_rate = _late_error_rate(private, X, y)
-    exact_rate = _late_error_rate(WinnowClassifier(learning_rate=0.5), X, y)
+    exact_rate = _late_error_rate(WinnowClassifier(learning_rate=0.5, bounds=(-1, 1)), X, y)
     return {
         "what": f"online halfspace: label = 1 of {_D} features, 2 % noise, {_N} rows "
                 "(DP-Winnow)",

@@ -92,6 +92,11 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     fit_intercept, double_features : bool, default=True
         Constant coordinate and (x, −x) doubling (Bun & Fang §4.3). The scheduled
         setting's label count, warm start and fallback need both.
+    bounds : (lower, upper), default=None
+        Public bounds on the features: X is clipped to them and mapped onto [−1, 1]
+        (data-independent, no privacy cost; the privacy proof needs |x_j| ≤ 1, which
+        the clip guarantees for any input). ``None``: clip to [−1, 1] and warn at
+        ``fit`` (from the parameters only).
     classes : array-like of shape (2,), default=None
         The label set, a **public** parameter: ``classes_`` is exactly
         ``np.unique(classes)`` whatever ``y`` holds (one label missing from ``y`` is
@@ -261,8 +266,9 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
 
     def __init__(self, epsilon=1.0, delta=1e-6, margin=0.1, n_rounds=None, beta=0.05, *,
                  setting="scheduled", max_updates=None, n_samples=None, threshold=None,
-                 window=None, confidence=0.5, beyond_horizon="warn", fit_intercept=True,
-                 double_features=True, budget=None, random_state=None, classes=None):
+                 window=None, confidence=0.5, beyond_horizon="warn", bounds=None,
+                 fit_intercept=True, double_features=True, budget=None, random_state=None,
+                 classes=None):
         self.epsilon = epsilon
         self.delta = delta
         self.margin = margin
@@ -275,6 +281,7 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         self.window = window
         self.confidence = confidence
         self.beyond_horizon = beyond_horizon
+        self.bounds = bounds
         self.fit_intercept = fit_intercept
         self.double_features = double_features
         self.budget = budget

@@ -46,6 +46,12 @@ class WinnowClassifier(_ExactWeightsMixin, ClassifierMixin, BaseEstimator):
         Add a constant coordinate (the bias of Lemma 15's d + 1 variables).
     double_features : bool, default=True
         Use z = (u, −u) so that negative weights on u can be represented.
+    bounds : (lower, upper), default=None
+        Public bounds on the features (scalars, or one value per feature): X is
+        clipped to them and mapped linearly onto [−1, 1], the range the algorithm
+        assumes (data-independent, so it costs no privacy). ``None``: clip to
+        [−1, 1] and warn at ``fit`` that no bounds were given (the warning depends
+        on the parameters only).
 
     Attributes
     ----------
@@ -83,8 +89,10 @@ class WinnowClassifier(_ExactWeightsMixin, ClassifierMixin, BaseEstimator):
         **MultiplicativeWeightsMixin._common_constraints,
     }
 
-    def __init__(self, learning_rate=0.1, *, fit_intercept=True, double_features=True):
+    def __init__(self, learning_rate=0.1, *, bounds=None, fit_intercept=True,
+                 double_features=True):
         self.learning_rate = learning_rate
+        self.bounds = bounds
         self.fit_intercept = fit_intercept
         self.double_features = double_features
 
@@ -116,6 +124,8 @@ class ConfidentWinnowClassifier(_ExactWeightsMixin, ClassifierMixin, BaseEstimat
     update_unconfident : bool, default=True
         The bit b of Alg 2 for unconfident rounds.
     fit_intercept, double_features : bool, default=True
+        As for :class:`WinnowClassifier`.
+    bounds : (lower, upper), default=None
         As for :class:`WinnowClassifier`.
 
     Attributes
@@ -151,8 +161,10 @@ class ConfidentWinnowClassifier(_ExactWeightsMixin, ClassifierMixin, BaseEstimat
     }
 
     def __init__(self, learning_rate=0.1, margin=0.1, *, confidence=0.5,
-                 update_unconfident=True, fit_intercept=True, double_features=True):
+                 update_unconfident=True, bounds=None, fit_intercept=True,
+                 double_features=True):
         self.learning_rate = learning_rate
+        self.bounds = bounds
         self.margin = margin
         self.confidence = confidence
         self.update_unconfident = update_unconfident
