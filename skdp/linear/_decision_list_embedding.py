@@ -151,6 +151,10 @@ class OnlineDecisionListClassifier(DPWinnowClassifier):
     epsilon, delta, n_rounds, beta, setting, max_updates, n_samples, threshold, window, \
 beyond_horizon, budget, random_state, classes
         As for :class:`DPWinnowClassifier`.
+    binarize : float or None, default=0.0
+        Features are binarized as ``x > binarize`` first (a public constant, costs no
+        privacy), like ``BernoulliNB(binarize=0.0)``: 0/1 input passes through
+        unchanged. ``None``: the input must already be 0/1.
 
     Attributes
     ----------
@@ -189,13 +193,15 @@ updates_exhausted_, n_rounds_seen_, privacy_spent_
         **{k: v for k, v in DPWinnowClassifier._parameter_constraints.items()
            if k not in ("margin", "fit_intercept", "double_features", "confidence", "bounds")},
         "max_length": [Interval(numbers.Integral, 1, None, closed="left")],
+        "binarize": [Interval(numbers.Real, None, None, closed="neither"), None],
     }
 
     def __init__(self, max_length=2, epsilon=1.0, delta=1e-6, n_rounds=None, beta=0.05, *,
                  setting="scheduled", max_updates=None, n_samples=None, threshold=None,
-                 window=None, beyond_horizon="warn", budget=None, random_state=None,
-                 classes=None):
+                 window=None, beyond_horizon="warn", binarize=0.0, budget=None,
+                 random_state=None, classes=None):
         self.max_length = max_length
+        self.binarize = binarize
         self.epsilon = epsilon
         self.delta = delta
         self.n_rounds = n_rounds
@@ -223,6 +229,8 @@ updates_exhausted_, n_rounds_seen_, privacy_spent_
         return None  # 0/1 input, mapped onto {−1, 1} below: no bounds to clip to
 
     def _transform_input(self, X):
+        if self.binarize is not None:
+            return np.where(np.greater(X, self.binarize), 1.0, -1.0)
         _check_binary(X, type(self).__name__)
         return 2.0 * X - 1.0
 

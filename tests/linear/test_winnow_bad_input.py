@@ -107,7 +107,7 @@ def test_decision_list_needs_binary(X):
     X[0, 0] = 0.5
     budget = PrivacyBudget(5.0, 1e-4)
     with pytest.raises(ValueError, match="binary"):
-        OnlineDecisionListClassifier(budget=budget).fit(X, [0, 1, 0, 1, 1])
+        OnlineDecisionListClassifier(binarize=None, budget=budget).fit(X, [0, 1, 0, 1, 1])
     assert budget.spent.epsilon == 0.0
 
 
