@@ -10,7 +10,6 @@ row to ``DEMO_ROWS`` as they land. The first line of a row's docstring is shown
 while it runs if it takes longer than two seconds.
 """
 
-import textwrap
 import threading
 import time
 
@@ -142,8 +141,17 @@ def _table(rows, columns):
 
 
 def _wrap(text, indent):
-    return textwrap.fill(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ",
-                         break_on_hyphens=False)
+    """Greedy word wrap to ``WIDTH``, measured in UTF-8 bytes: ε, δ and ⁵ take two or
+    three, so a line fits even where a terminal or a tool counts bytes, not characters."""
+    lines, line = [], indent
+    for word in text.split():
+        if line.strip() and len(f"{line} {word}".encode()) > WIDTH:
+            lines.append(line)
+            line = indent + "  " + word
+        else:
+            line = f"{line} {word}" if line.strip() else line + word
+    lines.append(line)
+    return "\n".join(lines)
 
 
 def _render_row(number, cells, verbose):
