@@ -12,13 +12,14 @@ import numpy as np
 from .exceptions import PrivacyParameterError
 
 __all__ = [
-    "check_bounds",
     "check_delta",
     "check_epsilon",
     "check_finite_array",
     "check_generator",
     "check_positive_int",
+    "check_public_bounds",
     "check_sensitivity",
+    "clip_to_unit",
     "private_data_error",
 ]
 
@@ -108,24 +109,38 @@ def private_data_error(name, rule, column=None, hint=""):
     return ValueError(f"{msg} {hint}" if hint else msg)
 
 
-def check_bounds(X, lower, upper, name, hint=""):
-    """Raise :func:`private_data_error` unless ``lower ≤ X ≤ upper`` (per column, 2-D X).
+def check_public_bounds(lower, upper, n_features, name):
+    """``(lower, upper)`` as float arrays of shape (n_features,), from scalars or one value
+    per feature; a ValueError starting with ``name`` unless both are finite with
+    lower < upper everywhere. Bounds are public parameters, so the messages show them."""
 
-    ``lower``/``upper`` are public scalars or one value per column; the message names
-    the first offending column and the bound it crosses, never a value.
+    def per_feature(value, side):
+        arr = np.asarray(value, dtype=float)
+        if arr.ndim == 0:
+            arr = np.full(n_features, float(arr))
+        if arr.shape != (n_features,):
+            raise ValueError(f"{name}: {side} must be a scalar or have one entry per feature "
+                             f"({n_features}), got shape {arr.shape}.")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name}: {side} must be finite, got {value!r}.")
+        return arr
+
+    lower, upper = per_feature(lower, "lower"), per_feature(upper, "upper")
+    if np.any(lower >= upper):
+        bad = int(np.argmax(lower >= upper))
+        raise ValueError(f"{name}: lower must be < upper for every feature; feature {bad} "
+                         f"has [{lower[bad]}, {upper[bad]}].")
+    return lower, upper
+
+
+def clip_to_unit(X, lower, upper):
+    """Clip X to the public [lower, upper] per column and map that range onto [−1, 1].
+
+    Written as 2·(x − lo)/(hi − lo) − 1: under rounding x − lo ≤ hi − lo still holds, so
+    every output stays inside [−1, 1] (learners' privacy proofs assume |x_j| ≤ 1).
     """
-    X = np.asarray(X)
-    if X.size == 0:
-        return
-    lower = np.broadcast_to(np.asarray(lower, dtype=float), X.shape[1:])
-    upper = np.broadcast_to(np.asarray(upper, dtype=float), X.shape[1:])
-    below = (lower > X).any(axis=0)
-    above = (upper < X).any(axis=0)
-    if below.any() or above.any():
-        j = int(np.argmax(below | above))
-        rule = (f"values ≥ the lower bound {lower[j]:g}" if below[j]
-                else f"values ≤ the upper bound {upper[j]:g}")
-        raise private_data_error(name, rule, column=j, hint=hint)
+    X = np.clip(X, lower, upper)
+    return 2.0 * (X - lower) / (upper - lower) - 1.0
 
 
 def check_generator(random_state):

@@ -16,31 +16,9 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
 
+from ._validation import check_public_bounds, clip_to_unit
+
 __all__ = ["PublicBoundsBinarizer", "PublicBoundsClipper"]
-
-
-def _per_feature(value, n_features, name):
-    arr = np.asarray(value, dtype=float)
-    if arr.ndim == 0:
-        arr = np.full(n_features, float(arr))
-    if arr.shape != (n_features,):
-        raise ValueError(
-            f"{name} must be a scalar or have one entry per feature ({n_features}), "
-            f"got shape {arr.shape}."
-        )
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite, got {value!r}.")
-    return arr
-
-
-def _check_bounds(lower, upper, n_features):
-    lower = _per_feature(lower, n_features, "lower")
-    upper = _per_feature(upper, n_features, "upper")
-    if np.any(lower >= upper):
-        bad = int(np.argmax(lower >= upper))
-        raise ValueError(f"lower must be < upper for every feature; feature {bad} has "
-                         f"[{lower[bad]}, {upper[bad]}].")
-    return lower, upper
 
 
 def _bounds_per_feature(bounds, n_features):
@@ -66,7 +44,7 @@ def _bounds_per_feature(bounds, n_features):
     if bounds.shape != (n_features, 2):
         raise ValueError(f"bounds must have shape (2,), ({n_features}, 2) or (2, {n_features}), "
                          f"got {bounds.shape}.")
-    return _check_bounds(bounds[:, 0], bounds[:, 1], n_features)
+    return check_public_bounds(bounds[:, 0], bounds[:, 1], n_features, "bounds")
 
 
 class PublicBoundsClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -133,17 +111,17 @@ class PublicBoundsClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
             )
         lower = -1.0 if self.lower is None else self.lower
         upper = 1.0 if self.upper is None else self.upper
-        self.lower_, self.upper_ = _check_bounds(lower, upper, X.shape[1])
+        self.lower_, self.upper_ = check_public_bounds(lower, upper, X.shape[1],
+                                                       "PublicBoundsClipper")
         return self
 
     def transform(self, X):
         """Clip (and scale) X."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, ensure_all_finite=True, copy=True)
-        X = np.clip(X, self.lower_, self.upper_)
         if self.scale:
-            X = 2.0 * (X - self.lower_) / (self.upper_ - self.lower_) - 1.0
-        return X
+            return clip_to_unit(X, self.lower_, self.upper_)
+        return np.clip(X, self.lower_, self.upper_)
 
 
 class PublicBoundsBinarizer(TransformerMixin, BaseEstimator):

@@ -31,28 +31,11 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._labels import resolve_classes
+from .._validation import check_public_bounds, clip_to_unit
 
 __all__ = ["MultiplicativeWeightsMixin"]
 
 _FIRST_CHUNK = 32
-
-
-def check_public_bounds(bounds, n_features, estimator_name):
-    """(lower, upper) arrays of shape (n_features,) from ``bounds=(lower, upper)``, where
-    each side is a scalar or one value per feature; a clear error otherwise."""
-    if len(bounds) != 2:
-        raise ValueError(f"{estimator_name}: bounds must be (lower, upper), got "
-                         f"{len(bounds)} entries.")
-    lower, upper = (np.broadcast_to(np.asarray(b, dtype=float), (n_features,)).copy()
-                    if np.ndim(b) == 0 or np.shape(b) == (n_features,) else None
-                    for b in bounds)
-    if lower is None or upper is None:
-        raise ValueError(f"{estimator_name}: each side of bounds must be a scalar or have "
-                         f"one value per feature ({n_features}).")
-    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper)) and np.all(lower < upper)):
-        raise ValueError(f"{estimator_name}: bounds must be finite with lower < upper for "
-                         "every feature.")
-    return lower, upper
 
 
 def _prediction_errors(margins, ys):
@@ -103,14 +86,15 @@ class MultiplicativeWeightsMixin:
                 UserWarning, stacklevel=4,
             )
             return np.full(n_features, -1.0), np.full(n_features, 1.0)
-        return check_public_bounds(self.bounds, n_features, type(self).__name__)
+        name = f"{type(self).__name__} bounds"
+        if len(self.bounds) != 2:
+            raise ValueError(f"{name} must be (lower, upper), got {len(self.bounds)} entries.")
+        return check_public_bounds(*self.bounds, n_features, name)
 
     def _transform_input(self, X):
         """Map validated input to the [−1, 1] features Winnow sees (hook): clip to the
         public bounds, then scale them onto [−1, 1]. Data-independent."""
-        lower, upper = self.bounds_
-        X = np.clip(X, lower, upper)
-        return 2.0 * (X - lower) / (upper - lower) - 1.0
+        return clip_to_unit(X, *self.bounds_)
 
     def _validate_block(self, X, y, classes, first_call):
         X, y = validate_data(
