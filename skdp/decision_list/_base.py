@@ -161,7 +161,7 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Binary features (0/1), as in ``fit``.
+            Features as in ``fit`` (binarized the same way).
 
         Returns
         -------

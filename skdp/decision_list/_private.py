@@ -286,12 +286,12 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Learn the list privately from binary X and labels y; charges one release.
+        """Learn the list privately from X and labels y; charges one release.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Binary (0/1) features.
+            Features, binarized as ``x > binarize`` (0/1 input passes through).
         y : array-like of shape (n_samples,)
 
         Returns
