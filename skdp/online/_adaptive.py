@@ -10,6 +10,11 @@ from ..accounting import PrivacyBudget
 from ._adaptive_core import LiWangYeCore, resolve_adaptive_parameters
 from ._base import PrivateOnlineDomainClassifier
 from ._budget_split import ACCOUNTING
+from ._consistent_release import (
+    ConsistentReleaseCore,
+    class_errors_for,
+    resolve_consistent_parameters,
+)
 from ._soa import estimator_base_learner
 
 __all__ = ["AdaptivePrivateOnlineClassifier"]
@@ -78,6 +83,17 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         (:class:`~skdp.online.SOALearner`); ignored for a given MistakeBoundedLearner.
         Default ``"skip"`` (practical: a tournament example with the wrong random label
         cannot destroy a sequence that pinned the target), ``"bottom"`` (paper, ⊥).
+    release : {"consistent", "histogram"}, optional
+        What a switch releases. ``"histogram"``: Alg 2 (copies, tournament examples, a
+        PrivateHistogram of the hypotheses their pairs agree on). ``"consistent"``:
+        skdp's variant — one exponential-mechanism draw over the whole class, scored by
+        the number of rows so far each hypothesis contradicts, at most c =
+        ``max_switches`` (default 8) draws; ``n_layers``, ``n_sequences`` and
+        ``max_list_size`` do not apply (lemma and proof in
+        :class:`~skdp.online._consistent_release.ConsistentReleaseCore`). Default:
+        ``"consistent"`` with ``preset="practical"`` when the class is a threshold,
+        point or finite class (``"histogram"`` for a user's MistakeBoundedLearner),
+        ``"histogram"`` with ``preset="paper"``.
     accounting : {"tight", "paper"}, default="tight"
         ``"paper"``: ε₀ = ε/2 for the AboveThreshold instances and (ε₀/D, δ/D) per
         histogram (basic composition). ``"tight"``: the same weights scaled as far as
@@ -234,6 +250,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         "max_list_size": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "max_switches": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "on_inconsistent": [StrOptions({"skip", "bottom"}), None],
+        "release": [StrOptions({"consistent", "histogram"}), None],
         "accounting": [StrOptions(set(ACCOUNTING))],
         "budget": [PrivacyBudget, None],
         "random_state": ["random_state"],
@@ -245,7 +262,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
                  beta=0.05, *, preset="practical", n_layers=None, n_sequences=None,
                  max_list_size=None, max_switches=None, on_inconsistent=None,
                  accounting="tight", budget=None, random_state=None, verbose=0,
-                 classes=None):
+                 classes=None, release=None):
         self.epsilon = epsilon
         self.delta = delta
         self.hypothesis_class = hypothesis_class
@@ -262,6 +279,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         self.random_state = random_state
         self.verbose = verbose
         self.classes = classes
+        self.release = release
 
     # ----------------------------------------------------------------- stream hooks
     def _base_learner(self):
@@ -270,17 +288,31 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     def _prepare_stream(self, from_fit):
         self._check_privacy_params()
         learner = self._base_learner()
-        return learner.n_domain, {"learner": learner, "from_fit": from_fit}
+        scorer = class_errors_for(learner)
+        release = self.release or ("consistent" if self.preset == "practical"
+                                   and scorer is not None else "histogram")
+        if release == "consistent" and (scorer is None or self.preset == "paper"):
+            raise ValueError(
+                f"{type(self).__name__}: release='consistent' needs preset='practical' "
+                "and a threshold, point or finite class (not a MistakeBoundedLearner); "
+                "use release='histogram'.")
+        return learner.n_domain, {"learner": learner, "from_fit": from_fit,
+                                  "scorer": scorer if release == "consistent" else None}
 
     def _before_block(self, n_rows, first_call, from_fit, plan):
         if first_call:  # resolve (and maybe refuse) the parameters before the charge
             horizon = self.n_rounds or (n_rows if from_fit else DEFAULT_STREAM_HORIZON)
             epsilon, delta = self._check_privacy_params()
-            plan["params"] = resolve_adaptive_parameters(
-                epsilon, delta, horizon, self.beta, plan["learner"].mistake_bound,
-                preset=self.preset, n_layers=self.n_layers, n_sequences=self.n_sequences,
-                max_list_size=self.max_list_size, max_switches=self.max_switches,
-                accounting=self.accounting)
+            if plan["scorer"] is not None:
+                plan["params"] = resolve_consistent_parameters(
+                    epsilon, delta, horizon, self.beta, max_switches=self.max_switches,
+                    accounting=self.accounting)
+            else:
+                plan["params"] = resolve_adaptive_parameters(
+                    epsilon, delta, horizon, self.beta, plan["learner"].mistake_bound,
+                    preset=self.preset, n_layers=self.n_layers,
+                    n_sequences=self.n_sequences, max_list_size=self.max_list_size,
+                    max_switches=self.max_switches, accounting=self.accounting)
         super()._before_block(n_rows, first_call, from_fit, plan)
         if not first_call:
             seen = self.n_rounds_seen_ + n_rows
@@ -297,6 +329,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         self.n_rounds_ = params.horizon
         self.mistake_bound_ = plan["learner"].mistake_bound
         self._horizon_warned = False
+        self._scorer = plan["scorer"]
         self._core = self._make_core(plan["learner"], params)
         self._initial_key = plan["learner"].hypothesis_key()  # A(∅): public
         self.switch_rounds_ = []
@@ -304,6 +337,9 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
 
     def _make_core(self, learner, params):
         """The algorithm's state (tests override this to build broken variants)."""
+        if params.release == "consistent":
+            return ConsistentReleaseCore(learner, params, _KeyedRngs(self._entropy),
+                                         self._scorer)
         return LiWangYeCore(learner, params, _KeyedRngs(self._entropy))
 
     def _sync(self):

@@ -82,6 +82,10 @@ class AdaptiveParameters:
         Cap on the number of switches (AboveThreshold ⊤ answers) of the whole stream.
     accounting : str
         ``"tight"`` or ``"paper"``: how (ε₀, ε_hist, δ_hist) were calibrated.
+    release : str
+        ``"histogram"`` (Alg 2's copies and PrivateHistogram) or ``"consistent"``
+        (:class:`~skdp.online._consistent_release.ConsistentReleaseCore`: D = N_0 = 0,
+        ``hist_epsilon`` is the ε of each release, ``max_switches`` the cap c).
     """
 
     preset: str
@@ -101,6 +105,7 @@ class AdaptiveParameters:
     max_list_size: int
     max_switches: int
     accounting: str = "tight"
+    release: str = "histogram"
 
     def sequences_at(self, layer):
         """N_s."""

@@ -25,6 +25,7 @@ from functools import lru_cache
 
 from ..accounting import (
     ApproxDP,
+    BoundedRange,
     DiscreteLaplace,
     PlanItem,
     PureDP,
@@ -37,6 +38,7 @@ __all__ = [
     "ACCOUNTING",
     "Split",
     "adaptive_split",
+    "consistent_split",
     "hist_sparse_split",
     "per_round_histogram_split",
     "tree_counter_split",
@@ -203,6 +205,31 @@ def adaptive_split(epsilon, delta, n_layers, accounting="tight"):
     if _check(accounting) == "paper":
         return paper
     return _tight_svt_and_histograms(epsilon, delta, D, 0.5, paper)
+
+
+@lru_cache(maxsize=256)
+def consistent_split(epsilon, delta, max_releases, accounting="tight"):
+    """Li–Wang–Ye with the consistency release: ``values = (ε₀, ε_release)``.
+
+    The AboveThreshold instances (ε₀-DP together: disjoint rounds, one
+    :class:`~skdp.accounting.PureDP`) and at most c = ``max_releases`` exponential
+    mechanisms (:class:`~skdp.accounting.BoundedRange` (ε_release) each; lemma in
+    :class:`~skdp.online._consistent_release.ConsistentReleaseCore`). ``"paper"``
+    (basic composition): ε₀ = ε/2, ε_release = ε/(2c), pure ε-DP. ``"tight"``: the
+    largest s with ε₀ = s/2, ε_release = s/(2c) within (ε, δ) (uses δ when δ > 0).
+    """
+    c = int(max_releases)
+    eps0, rel = epsilon / 2.0, epsilon / (2.0 * c)
+    paper = Split((eps0, rel), ((PureDP(eps0), 1), (BoundedRange(rel), c)), "basic", "paper")
+    if _check(accounting) == "paper":
+        return paper
+    cal = calibrate_plan([PlanItem(PureDP, weight=0.5),
+                          PlanItem(BoundedRange, count=c, weight=0.5 / c)], epsilon, delta)
+    eps0_t, rel_t = (_shave(e) for e in cal.epsilons)
+    if rel_t <= rel:
+        return paper
+    return Split((eps0_t, rel_t), ((PureDP(eps0_t), 1), (BoundedRange(rel_t), c)), "tight",
+                 "tight")
 
 
 # --------------------------------------------------------------------------- experts

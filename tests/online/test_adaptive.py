@@ -137,7 +137,7 @@ def test_blocks_equal_one_pass(cuts):
 def test_learns_points_and_stops_erring():
     X, y = _point_stream(8000)
     clf = AdaptivePrivateOnlineClassifier(4.0, hypothesis_class=PointVersionSpace(64),
-                                          random_state=0)
+                                          random_state=0, release="histogram")
     wrong = clf._partial_fit_mistakes(X, y, classes=[-1, 1])
     assert clf.status_ == "learning" and clf.layer_ == 1
     assert not wrong[-2000:].any()  # the released hypothesis is the target
@@ -178,7 +178,9 @@ def test_any_mistake_bounded_learner_plugs_in():
     plug = AdaptivePrivateOnlineClassifier(
         hypothesis_class=_Halving(SOALearner(point_class(16), on_inconsistent="skip")),
         **kw).fit(X, y)
-    soa = AdaptivePrivateOnlineClassifier(hypothesis_class=point_class(16), **kw).fit(X, y)
+    # a MistakeBoundedLearner gets Alg 2's histogram release; the same for the class
+    soa = AdaptivePrivateOnlineClassifier(hypothesis_class=point_class(16), release="histogram",
+                                          **kw).fit(X, y)
     assert plug.n_switches_ >= 1
     assert _state(plug) == _state(soa)
 
@@ -192,7 +194,7 @@ def test_caps_hold_on_any_stream(seed, n_layers):
     y = rng.integers(0, 2, size=1500)
     clf = AdaptivePrivateOnlineClassifier(
         8.0, hypothesis_class=ThresholdVersionSpace(32), n_layers=n_layers, n_sequences=64,
-        max_list_size=2, max_switches=4, random_state=seed)
+        max_list_size=2, max_switches=4, random_state=seed, release="histogram")
     clf.fit(x[:, None], y)
     p = clf.parameters_
     assert clf.n_histograms_ <= n_layers == p.n_layers

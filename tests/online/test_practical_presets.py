@@ -2,7 +2,9 @@
 
 Against the binary-search adaptive adversary every round before the first real switch is a
 mistake (the forced phase), and after it the learners are flat; the diagnostics report it.
-Against the mistake-seeking adversary on a large domain they do not learn (documented).
+Against the mistake-seeking adversary on a large domain DP-SOA and Li–Wang–Ye's histogram
+release do not learn (documented); Li–Wang–Ye with the consistency release (the practical
+default) does, flat after its last release.
 """
 
 import warnings
@@ -34,6 +36,8 @@ def _quiet():
 def _learners(epsilon):
     return [DPSOAClassifier(epsilon, 1e-6, ThresholdVersionSpace(N), random_state=0),
             AdaptivePrivateOnlineClassifier(epsilon, 1e-6, ThresholdVersionSpace(N), T,
+                                            random_state=0, release="histogram"),
+            AdaptivePrivateOnlineClassifier(epsilon, 1e-6, ThresholdVersionSpace(N), T,
                                             random_state=0)]
 
 
@@ -49,6 +53,19 @@ def test_forced_phase_then_flat_against_binary_search(index):
     assert forced < T // 2
 
 
+@pytest.mark.parametrize("adversary", ["binary search", "mistake-seeking"])
+def test_consistent_release_learns_then_is_flat(adversary):
+    clf = _learners(1.0)[2]
+    adv = (AdaptiveThresholdAdversary(N, sees_current=True, pinned="seek")
+           if adversary == "binary search" else MistakeSeekingAdversary(ThresholdVersionSpace(N)))
+    curve = run_online(clf, adv, T, random_state=3)
+    last = clf.switch_rounds_[-1]
+    assert clf.parameters_.release == "consistent" and clf.n_histograms_ == 0
+    assert clf.n_switches_ <= clf.parameters_.max_switches
+    assert curve[-1] - curve[last] <= 2  # flat after the last release
+    assert curve[-1] < T // 4 and not clf.released_is_initial_
+
+
 def test_dp_soa_fires_only_to_switch():
     clf = _learners(4.0)[0]
     run_online(clf, AdaptiveThresholdAdversary(N, sees_current=True, pinned="seek"), T,
@@ -56,10 +73,11 @@ def test_dp_soa_fires_only_to_switch():
     assert clf.n_svt_firings_ == clf.n_switches_ == 1  # no wasted switch
 
 
-def test_forced_phase_shrinks_as_epsilon_grows():
+@pytest.mark.parametrize("index", [1, 2])
+def test_forced_phase_shrinks_as_epsilon_grows(index):
     phases = []
     for eps in (1.0, 4.0):
-        clf = _learners(eps)[1]
+        clf = _learners(eps)[index]
         run_online(clf, AdaptiveThresholdAdversary(N, sees_current=True, pinned="seek"), T,
                    random_state=1)
         phases.append(clf.switch_rounds_[0])

@@ -37,7 +37,7 @@ from skdp.online._adaptive_core import LiWangYeCore
 EPSILON, DELTA, ALPHA = 1.0, 1e-6, 1e-6
 N_ROWS = 120
 PARAMS = dict(epsilon=EPSILON, delta=DELTA, hypothesis_class=PointVersionSpace(2),
-              n_rounds=N_ROWS, n_sequences=32)
+              n_rounds=N_ROWS, n_sequences=32, release="histogram")
 
 
 class _ZeroNoiseSVT(AboveThreshold):
