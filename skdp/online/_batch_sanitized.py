@@ -35,7 +35,9 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
     The copies are Hedge learners over the class (exponential weights; proper). By
     default each copy runs AdaHedge (its own step size from its own past, no horizon
     needed), whose regret is O(ln H) on streams where following the leader does well and
-    O(√(n ln H)) on any sequence of n rows.
+    O(√(n ln H)) on any sequence of n rows. By default (``copies="shared"``) the B copies
+    are one learner fed every synthetic row of a batch (its mean loss, one step per
+    batch); ``copies="independent"`` is the paper's B learners, one synthetic row each.
 
     Parameters
     ----------
@@ -55,6 +57,12 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
         Horizon T of the first bucket (utility only: it sizes B and η). ``None``: len(X)
         for ``fit``; buckets of 1, 2, 4, … rounds for a ``partial_fit`` stream. Past the
         horizon the stream continues in fresh buckets of 2T, 4T, … rounds.
+    copies : {"shared", "independent"}, default="shared"
+        ``"independent"``: the paper's B copies, copy i fed the i-th permuted synthetic
+        row of each batch. ``"shared"``: one learner fed the mean loss of all B synthetic
+        rows of each batch (equivalently, B identical copies that all see every
+        synthetic row). Post-processing of the sanitizer's output either way (privacy
+        unchanged); see Notes for the regret.
     learning_rate : float, "adaptive" or "auto", default="adaptive"
         Step size of the Hedge copies. ``"adaptive"``: AdaHedge in every copy.
         ``"auto"``: the fixed worst-case η = √(8 ln H / (T/B)) for the T/B rows a copy
@@ -134,6 +142,18 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
     were worse: the gap between neighbouring thresholds is 1/N). On domains beyond a
     few dozen points prefer :class:`~skdp.online.PrivateExpertsClassifier`.
 
+    Why shared copies. Each round draws its hypothesis from a distribution q_j fixed
+    before batch j starts (the uniform mixture of the copies), with fresh randomness, so
+    against any adaptive adversary the expected loss of batch j is ⟨q_j, L_j⟩, L_j the
+    batch's loss vector. With one shared Hedge on the batches' mean synthetic losses,
+    q_j is Hedge after j − 1 steps of losses in [0, 1]: regret ≤ B·√((T/B)·ln H / 2) +
+    (sanitizer distortion), the same worst-case order √(B·T·ln H) as B independent
+    copies, but on stochastic streams one learner reads B times as many rows per step
+    as each copy and its regret stops growing once the best hypothesis leads.
+    Measured (thresholds on N = 64, T = 10⁵, ε = 1, oblivious uniform stream, 2
+    seeds): regret 158 / 110 (label noise 0 / 20 %) shared, 1,920 / 2,332 independent,
+    private experts 778 / 756.
+
     Internal, non-private state (the current batch's rows, the generators, the exact
     online mistakes ``_n_mistakes`` computed from the private labels) is kept in
     private attributes that must not be released.
@@ -177,6 +197,7 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
         "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
         "delta": [Interval(numbers.Real, 0, 1, closed="left")],
         "hypothesis_class": "no_validation",
+        "copies": [StrOptions({"shared", "independent"})],
         "batch_size": [Interval(numbers.Integral, 1, None, closed="left"),
                        StrOptions({"auto"})],
         "n_rounds": [Interval(numbers.Integral, 1, None, closed="left"), None],
@@ -192,7 +213,7 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
 
     def __init__(self, epsilon=1.0, delta=1e-6, hypothesis_class=None, batch_size="auto",
                  n_rounds=None, *, learning_rate="adaptive", sanitizer=None, on_failure="skip",
-                 budget=None, random_state=None, verbose=0, classes=None):
+                 budget=None, random_state=None, verbose=0, classes=None, copies="shared"):
         self.epsilon = epsilon
         self.delta = delta
         self.hypothesis_class = hypothesis_class
@@ -205,6 +226,7 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
         self.random_state = random_state
         self.verbose = verbose
         self.classes = classes
+        self.copies = copies
 
     # ----------------------------------------------------------------- parameters
     def _sanitizer(self):
@@ -236,7 +258,8 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
                                             / per_copy)
         else:
             self.learning_rate_ = float(self.learning_rate)
-        self._copies = HedgeCopies(b, self.n_hypotheses_, self.learning_rate_)
+        n_copies = 1 if self.copies == "shared" else b
+        self._copies = HedgeCopies(n_copies, self.n_hypotheses_, self.learning_rate_)
         self._batch_index = 0  # within the bucket
         self._pending_x = np.empty(b, dtype=np.intp)
         self._pending_y = np.empty(b, dtype=np.int8)
@@ -249,6 +272,8 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
         if self._draws is None:
             rng = self._event_rng(self._key(3 * self._batch_index))
             copies = rng.integers(0, self.batch_size_, size=self.batch_size_)
+            if self.copies == "shared":
+                copies[:] = 0
             uniforms = rng.random(self.batch_size_)
             self._draws = (copies, uniforms, self._copies.probs())
         return self._draws
@@ -289,8 +314,12 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
         xs, ys = synthetic
         perm = self._event_rng(self._key(key + 2)).permutation(xs.size)
         xs, ys = xs[perm], ys[perm]
-        # Copy i is fed synthetic row i: one Hedge step per copy, all at once.
-        self._copies.update(ys[:, None] != self.labels_[:, xs].T)
+        # Copy i is fed synthetic row i: one Hedge step per copy, all at once; a shared
+        # copy is fed the batch's mean loss.
+        losses = ys[:, None] != self.labels_[:, xs].T
+        if self.copies == "shared":
+            losses = losses.mean(axis=0, keepdims=True)
+        self._copies.update(losses)
 
     def _positive_rate(self, x):
         if self._mixture is None:
