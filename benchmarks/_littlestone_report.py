@@ -55,6 +55,8 @@ def learner_table(kind, name, horizon, runs):
     infos = [i for _, i in runs]
     row["forced_phase"] = _fmt([i["forced"] for i in infos])
     row["after_forced"] = _fmt([c[-1] - c[min(i["forced"], horizon - 1)] for c, i in runs])
+    row["last_switch"] = _fmt([i["last"] for i in infos])
+    row["after_last"] = _fmt([c[-1] - c[min(i["last"], horizon - 1)] for c, i in runs])
     row["firings"] = _fmt([i["firings"] for i in infos])
     row["switches"] = _fmt([i["switches"] for i in infos])
     row["still_initial"] = f"{sum(i['still_initial'] for i in infos)}/{len(infos)}"
@@ -70,7 +72,8 @@ def plots(path, curves, eps_rows):
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
-    colors = {"SOA": "black", "DP-SOA": "tab:blue", "Li–Wang–Ye": "tab:green"}
+    colors = {"SOA": "black", "DP-SOA": "tab:blue", "Li–Wang–Ye": "tab:green",
+              "Li–Wang–Ye (Alg 2 histogram)": "tab:olive"}
     for ax, kind in zip(axes[:2], ("binary search", "mistake-seeking"), strict=True):
         for (k, name), table in curves.items():
             if k != kind:
@@ -84,10 +87,14 @@ def plots(path, curves, eps_rows):
                title=f"thresholds N = 2¹⁶, ε = 1, {kind}")
         ax.legend(fontsize=8)
     ax = axes[2]
-    for name in ("DP-SOA", "Li–Wang–Ye"):
+    for name in ("DP-SOA", "Li–Wang–Ye", "Li–Wang–Ye (Alg 2 histogram)"):
         pts = [(r["epsilon"], r["forced_phase"]) for r in eps_rows if r["learner"] == name]
-        ax.plot(*zip(*pts, strict=True), marker="o", color=colors[name], label=name)
-    ax.set(xscale="log", yscale="log", xlabel="ε", ylabel="forced phase (rounds)",
+        ax.plot(*zip(*pts, strict=True), marker="o", color=colors[name],
+                label=f"{name}: first switch")
+    pts = [(r["epsilon"], r["last_switch"]) for r in eps_rows if r["learner"] == "Li–Wang–Ye"]
+    ax.plot(*zip(*pts, strict=True), marker="s", ls="--", color=colors["Li–Wang–Ye"],
+            label="Li–Wang–Ye: last switch")
+    ax.set(xscale="log", yscale="log", xlabel="ε", ylabel="rounds",
            title="forced phase vs ε (binary search)")
     ax.set_xticks([1, 4, 16], labels=["1", "4", "16"])
     ax.legend(fontsize=8)

@@ -22,6 +22,10 @@ of log(mean regret) on log T over the T with positive
 mean regret (theory: Õ(T^{3/4}) for Alg 3 with the generic sanitizer, Õ(T^{2/3}) with
 this histogram sanitizer, Õ(√T) for the experts route).
 
+A second part (``_agnostic_domains.py``) sets Alg 3's default shared copies, the paper's
+independent copies and the private experts side by side on 16 and 64 points, T = 10⁵,
+ε = 1 (``online_agnostic_domains.*``); ``--domains-only`` runs just that part.
+
 ``python benchmarks/online_agnostic.py`` (full: 17 min measured on 2 shared, busy cores) or
 ``--quick``.
 """
@@ -36,6 +40,7 @@ import math
 import time
 import warnings
 
+import _agnostic_domains
 import numpy as np
 from _report import make_parser, output_dir, rng_for, write_report
 
@@ -205,8 +210,13 @@ def ratios(rows, longest):
 # ----------------------------------------------------------------- the run
 def main():
     parser = make_parser(__doc__.splitlines()[0])
+    parser.add_argument("--domains-only", action="store_true",
+                        help="run only the 16 / 64-point comparison of Alg 3 and experts")
     args = parser.parse_args()
     out = output_dir(args)
+    _agnostic_domains.run(out, args.seed, args.quick)
+    if args.domains_only:
+        return
     horizons = (10**2, 10**3) if args.quick else (10**2, 10**3, 10**4, 10**5)
     adaptive_max = 10**3 if args.quick else 10**4
     n_seeds = 2

@@ -1,8 +1,10 @@
 """Private online learning of Littlestone classes: where DP-SOA and Li–Wang–Ye learn (issue 17).
 
 Learners at their **default** parameters (``preset="practical"``): DP-SOA (Golowich &
-Livni 2021, Alg. 1 with the competitor-aware sparse vector), Li–Wang–Ye (2024, Alg. 2,
-D = 1), and the non-private SOA as the ceiling; δ = 10⁻⁶.
+Livni 2021, Alg. 1 with the competitor-aware sparse vector), Li–Wang–Ye (2024, Alg. 2's
+switching rule with skdp's consistency release, the default since issue 17), Li–Wang–Ye
+with Alg. 2's histogram release (``release="histogram"``, D = 1: the former default, for
+before/after), and the non-private SOA as the ceiling; δ = 10⁻⁶.
 
 Sections (one run):
 
@@ -14,8 +16,9 @@ Sections (one run):
    released hypothesis at 8 points near the target's boundary or uniform, and plays one
    it gets wrong). M(T) is the cumulative count within one game of horizon T_max
    (Li–Wang–Ye gets n_rounds = T_max). Diagnostics: forced phase (rounds before the
-   first real switch — every one of them predicts with A(∅)), sparse-vector firings vs
-   real switches, whether the release is still A(∅), stops.
+   first real switch — every one of them predicts with A(∅)), the last switch (the
+   consistency release switches several times), sparse-vector firings vs real switches,
+   whether the release is still A(∅), stops.
 2. **Forced phase vs ε** (1, 4, 16) against the binary-search adversary.
 3. **Oblivious streams** (uniform points, random target): thresholds on N = 2², 2⁴, 2⁸, 2¹²
    × T = 10³, 10⁴, 10⁵ × ε = 1, 4 — "learns" = the released hypothesis at T errs on at
@@ -72,12 +75,17 @@ def rectangle_class(width, height):
     return FiniteClass(np.array(rows))
 
 
+LWY_HIST = "Li–Wang–Ye (Alg 2 histogram)"
+
+
 def make_learner(name, cls, eps, horizon, seed):
     if name == "SOA":
         return SOAClassifier(cls)
     if name == "DP-SOA":
         return DPSOAClassifier(eps, DELTA, cls, random_state=seed)
-    return AdaptivePrivateOnlineClassifier(eps, DELTA, cls, horizon, random_state=seed)
+    release = "histogram" if name == LWY_HIST else None
+    return AdaptivePrivateOnlineClassifier(eps, DELTA, cls, horizon, random_state=seed,
+                                           release=release)
 
 
 def make_adversary(kind, cls):
@@ -110,6 +118,7 @@ def play(name, cls, kind, eps, horizon, seed, n_domain):
         learner, "n_switches_", getattr(learner, "n_mistakes_", 0))}
     rounds = getattr(learner, "switch_rounds_", None)
     info["forced"] = (rounds[0] if rounds else horizon) if rounds is not None else 0
+    info["last"] = (rounds[-1] if rounds else horizon) if rounds is not None else 0
     info["firings"] = getattr(learner, "n_svt_firings_", np.nan)
     info["still_initial"] = bool(getattr(learner, "released_is_initial_", False))
     info["stopped"] = bool(getattr(learner, "stop_reason_", None))
@@ -121,11 +130,16 @@ def play(name, cls, kind, eps, horizon, seed, n_domain):
 
 
 # ----------------------------------------------------------------- sections
-def key_section(seeds, t_max, seek_t_max):
+def key_section(seeds, t_max, short_t_max):
+    """DP-SOA against the mistake-seeking adversary and the histogram release get the
+    short horizon: both err on (nearly) every round there, and DP-SOA updates its forest
+    every round (≈ 1 ms a round)."""
     cls = ThresholdVersionSpace(KEY_N)
     rows, curves = [], {}
-    for kind, horizon in (("binary search", t_max), ("mistake-seeking", seek_t_max)):
-        for name in ("SOA", "DP-SOA", "Li–Wang–Ye"):
+    for kind in ("binary search", "mistake-seeking"):
+        for name in ("SOA", "DP-SOA", "Li–Wang–Ye", LWY_HIST):
+            short = name == LWY_HIST or (name == "DP-SOA" and kind == "mistake-seeking")
+            horizon = short_t_max if short else t_max
             runs = [play(name, cls, kind, 1.0, horizon, s, KEY_N) for s in seeds]
             curves[(kind, name)] = np.array([c for c, _ in runs], dtype=float)
             rows.append(learner_table(kind, name, horizon, runs))
@@ -136,10 +150,10 @@ def epsilon_section(seed, horizon):
     cls = ThresholdVersionSpace(KEY_N)
     rows = []
     for eps in (1.0, 4.0, 16.0):
-        for name in ("DP-SOA", "Li–Wang–Ye"):
+        for name in ("DP-SOA", "Li–Wang–Ye", LWY_HIST):
             curve, info = play(name, cls, "binary search", eps, horizon, seed, KEY_N)
             rows.append({"epsilon": eps, "learner": name, "forced_phase": info["forced"],
-                         "M_T": int(curve[-1]), "T": horizon,
+                         "last_switch": info["last"], "M_T": int(curve[-1]), "T": horizon,
                          "after_forced": int(curve[-1] - curve[min(info["forced"],
                                                                     horizon - 1)]),
                          "switches": info["switches"], "firings": info["firings"],
@@ -171,7 +185,7 @@ def finite_section(seed, horizon):
     for cls_name, cls in (("intervals N=10", interval_class(10)),
                           ("rectangles 4x3", rectangle_class(4, 3))):
         for kind in ("oblivious", "mistake-seeking", "mistake tree"):
-            for name in ("SOA", "DP-SOA", "Li–Wang–Ye"):
+            for name in ("SOA", "DP-SOA", "Li–Wang–Ye", LWY_HIST):
                 curve, info = play(name, cls, kind, 1.0, horizon, seed, cls.n_domain)
                 rows.append({"class": cls_name, "adversary": kind, "learner": name,
                              "M_1e3": int(curve[min(999, horizon - 1)]),
@@ -199,6 +213,7 @@ def main():
     columns = {"adversary": "adversary", "learner": "learner", "T": "T",
                "M_1e2": "M(10²)", "M_1e3": "M(10³)", "M_1e4": "M(10⁴)", "M_1e5": "M(10⁵)",
                "forced_phase": "forced phase", "after_forced": "mistakes after it",
+               "last_switch": "last switch", "after_last": "mistakes after last switch",
                "firings": "SVT firings", "switches": "real switches",
                "still_initial": "release = A(∅)", "stopped": "stopped", "s": "s / game"}
     notes = [
@@ -209,11 +224,16 @@ def main():
         "(every one predicts with A(∅), and against these adversaries every one is a "
         "mistake). It is a constant set by ε and δ (N₀/2 + (4/ε₀)ln(2T/β) for Li–Wang–Ye, "
         "the rounds until 2/3 of DP-SOA's trees agree), not a log T term.",
-        "The mistake-seeking games are shorter (2·10⁴) because DP-SOA, which never "
-        "releases there, updates its forest every round (≈ 1 ms a round).",
-        "\"stopped\": DP-SOA stops updating after its c = 1 histogram release (its hard "
-        "cap, by design: it keeps the released hypothesis); Li–Wang–Ye stops when its "
-        "one-layer list is exhausted.",
+        "DP-SOA against the mistake-seeking adversary and Li–Wang–Ye's histogram release "
+        "play shorter games (2·10⁴): they err on (nearly) every round there, and DP-SOA "
+        "updates its forest every round (≈ 1 ms a round).",
+        "Li–Wang–Ye's consistency release switches several times (at most c = 8 "
+        "releases): \"last switch\" is where its learning ends; after it the curve is "
+        "flat unless the last release was wrong.",
+        "\"stopped\": DP-SOA stops updating after its c = 1 histogram release, "
+        "Li–Wang–Ye after c = 8 consistency releases (hard caps, by design: they keep the "
+        "released hypothesis); Li–Wang–Ye's histogram release stops when its one-layer "
+        "list is exhausted.",
         f"Total run time {elapsed:.0f} s.",
     ]
     write_report("online_littlestone", key_rows, columns, out_dir=out,
@@ -221,7 +241,8 @@ def main():
                  notes=notes, plot=lambda p: plots(p, curves, eps_rows))
     extra = ["", "## Forced phase vs ε (binary-search adversary, thresholds N = 2¹⁶)", "",
              markdown_table(eps_rows, {"epsilon": "ε", "learner": "learner",
-                                       "forced_phase": "forced phase", "T": "T",
+                                       "forced_phase": "forced phase",
+                                       "last_switch": "last switch", "T": "T",
                                        "M_T": "M(T)", "after_forced": "mistakes after it",
                                        "firings": "SVT firings",
                                        "switches": "real switches",
