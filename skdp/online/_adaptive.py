@@ -77,7 +77,8 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         Cap on the list size ``len(L_s)`` (default N_1/4: a released hypothesis holds ≥ 2 pairs).
     max_switches : int, optional
         Cap on the number of switches of the released hypothesis
-        (default 1 + D·max_list_size).
+        (default 1 + D·max_list_size); with ``release="consistent"`` the cap c on
+        releases (default 8), a privacy cap.
     on_inconsistent : {"skip", "bottom"}, optional
         The SOA base learner's reaction to an example contradicting its version space
         (:class:`~skdp.online.SOALearner`); ignored for a given MistakeBoundedLearner.
@@ -163,17 +164,32 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     N_0 ≈ 16·(A + 2), and the SOA skips contradicting examples (derivations and
     measurements in ``resolve_adaptive_parameters``).
 
-    Where it learns (measured, ``benchmarks/results/online_littlestone.md``): streams
-    on which one example of each error pins the target — the binary-search adaptive
-    adversary (thresholds on 2¹⁶ points: a forced phase of ≈ 500 rounds at ε = 1, then
-    flat). On oblivious uniform streams (thresholds on 4 to 2¹² points, intervals,
-    rectangles) and against the mistake-seeking adversary its layer-1 list comes out
-    empty and it stops: use
-    :class:`~skdp.online.PrivateExpertsClassifier` (oblivious streams) or
-    :class:`~skdp.online.BatchSanitizedOnlineClassifier` there. With D < d the
-    realizable mistake bound no longer applies: if L_D is exhausted the learner stops
-    updating (``status_``). ``beta=0.05``, ``delta=1e-6`` and the 10⁶ horizon of
-    ``partial_fit`` streams are practical defaults.
+    The default release (``release="consistent"``, practical preset, threshold / point /
+    finite classes) keeps Alg 2's switching rule and replaces the copies and their
+    histogram by one exponential-mechanism draw over the class, scored by how many rows
+    so far each hypothesis contradicts, at most c = 8 times
+    (:class:`~skdp.online._consistent_release.ConsistentReleaseCore`, with its lemma).
+    Why: Alg 2 releases only hypotheses that many copies agree on *exactly*; an
+    adversary that shows the released hypothesis' errors (legitimately: it sees h_t)
+    feeds the copies one side of the target each, they pin different hypotheses, and
+    nothing is ever releasable (thresholds on 2¹⁶ points, ε = 1: 9.3·10³ mistakes in 10⁴
+    rounds with ``release="histogram"``).
+
+    Where it learns (measured, ``benchmarks/results/online_littlestone.md``), with the
+    consistency release: thresholds on 2¹⁶ points at ε = 1 against the binary-search and
+    the mistake-seeking adaptive adversaries (a few hundred mistakes over ≤ 8 releases,
+    then flat), intervals and rectangles against adaptive adversaries, and oblivious
+    streams. Its forced phase (rounds before the first switch) is the AboveThreshold
+    margin (4/ε₀)·ln(2T/β) and shrinks as 1/ε. With ``release="histogram"`` it learns
+    only streams on which one example of each error pins the target (the binary-search
+    adversary: ≈ 500 rounds at ε = 1, then flat); elsewhere its layer-1 list comes out
+    empty and it stops. Not realizable streams: use
+    :class:`~skdp.online.PrivateExpertsClassifier` or
+    :class:`~skdp.online.BatchSanitizedOnlineClassifier`. With D < d the realizable
+    mistake bound no longer applies: if L_D is exhausted the learner stops updating
+    (``status_``); after c consistency releases it stops too and keeps the last one.
+    ``beta=0.05``, ``delta=1e-6`` and the 10⁶ horizon of ``partial_fit`` streams are
+    practical defaults.
     The SOA's tie-break and the tournament point (the first disagreement in domain order)
     are skdp's choices; the paper allows any.
 
@@ -208,7 +224,11 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     numerical accountant with ``"tight"`` (``parameters_`` holds the split). D is a hard
     cap (it bounds the histograms), so the guarantee holds whatever the stream;
     ``max_switches``/``max_list_size`` cap time and memory (privacy needs no cap on
-    switches: the instances run on disjoint rounds). ``fit`` and the first
+    switches: the instances run on disjoint rounds). ``release="consistent"``: the
+    same ε₀-DP AboveThreshold part and at most c = ``max_switches`` exponential
+    mechanisms (ε_rel-bounded-range each, score sensitivity 1), composed by the
+    accountant (hard cap c; lemma and proof in
+    :class:`~skdp.online._consistent_release.ConsistentReleaseCore`). ``fit`` and the first
     ``partial_fit`` of a stream charge (ε, δ); later blocks continue the same release.
     The fitted object holds private state (the sequences): publish predictions, not the
     pickled estimator. Copies of a fitted stream share a ledger: continuing two copies is

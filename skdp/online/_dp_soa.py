@@ -54,9 +54,12 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
     (thresholds on 2¹⁶ points: a forced phase of ≈ 1.4–1.6·10³ rounds at ε = 1, then
     flat), uniform streams on tiny domains (thresholds on ≤ 16 points,
     T ≥ 10⁴–10⁵). It does not learn uniform streams on 2⁸ points or more, intervals or
-    rectangles at T = 10⁴, nor the mistake-seeking adversary: its copies must each pin
-    the exact target before enough of them agree. Use :class:`~skdp.online.PrivateExpertsClassifier`
-    there (oblivious streams), or :class:`~skdp.online.AdaptivePrivateOnlineClassifier`.
+    rectangles at T = 10⁴, nor the mistake-seeking adversary (it errs on nearly every
+    round: that adversary shows the copies only the released hypothesis' errors, so
+    each copy pins a different hypothesis and no hypothesis gets enough trees). Use
+    :class:`~skdp.online.AdaptivePrivateOnlineClassifier` there (its default
+    consistency release learns these streams) or
+    :class:`~skdp.online.PrivateExpertsClassifier` (oblivious streams).
 
     Parameters
     ----------

@@ -24,6 +24,14 @@ class MistakeSeekingAdversary(HiddenTargetAdversary):
     a wrong hypothesis therefore pays a mistake on almost every round, and the points
     it is shown come from where it is wrong.
 
+    Adversary model (checked for issue 17): the standard adaptive one of Golowich &
+    Livni §3 and Li, Wang & Ye §2 — it reads only what the learner *outputs*, the
+    released hypothesis h_t (a function of rounds < t, fixed before round t; the probes
+    evaluate it through ``predict``), never the copies, noise or counts behind it; and
+    its labels come from a target drawn before the game, independent of the learner, so
+    the stream is realizable by a target fixed in advance. Reading h_t rather than
+    h_{t−1} differs only on the round right after each switch.
+
     Parameters
     ----------
     hypothesis_class : FiniteClass, label matrix or version space
