@@ -262,12 +262,9 @@ class LiWangYeCore:
 
     def __init__(self, prototype, params, new_rng, *, svt_factory=None,
                  histogram_factory=None):
-        self.params = params
-        self._new_rng = new_rng
-        self._svt_factory = svt_factory or AboveThreshold
+        self._start(prototype, params, new_rng, svt_factory)
         self._histogram_factory = histogram_factory or StableHistogram
         key0 = prototype.hypothesis_key()
-        self.layer = 0
         n0 = params.n_sequences
         self._seqs = [prototype] * n0  # copy-on-write: every sequence starts empty
         self._keys = [key0] * n0
@@ -275,14 +272,21 @@ class LiWangYeCore:
         self._codes = np.zeros(n0 // 2, dtype=np.intp)
         self._reps = [prototype]
         self._list = [(key0, prototype)]
+        self._insert_rng = new_rng(self._ROLE_INSERT)
+        self._svt = self._new_svt()
+
+    def _start(self, prototype, params, new_rng, svt_factory):
+        """The state every release rule starts from: layer 0, h_1 = A(∅), no switch."""
+        self.params = params
+        self._new_rng = new_rng
+        self._svt_factory = svt_factory or AboveThreshold
+        self.layer = 0
         self.list_sizes = [1]
         self.hypothesis = prototype
         self.n_switches = 0
         self.n_histograms = 0
         self.halted = None
         self._count = 0
-        self._insert_rng = new_rng(self._ROLE_INSERT)
-        self._svt = self._new_svt()
 
     # ----------------------------------------------------------------- mechanisms
     def _new_svt(self):

@@ -21,7 +21,7 @@ from ..hypotheses.littlestone import (
     PointVersionSpace,
     ThresholdVersionSpace,
 )
-from ..mechanisms import AboveThreshold, exponential_mechanism
+from ..mechanisms import exponential_mechanism
 from ._adaptive_core import AdaptiveParameters, LiWangYeCore
 from ._budget_split import consistent_split
 from ._soa import SOALearner
@@ -187,18 +187,9 @@ class ConsistentReleaseCore(LiWangYeCore):
 
     def __init__(self, prototype, params, new_rng, scorer, *, svt_factory=None,
                  release_factory=None):
-        self.params = params
-        self._new_rng = new_rng
-        self._svt_factory = svt_factory or AboveThreshold
+        self._start(prototype, params, new_rng, svt_factory)
         self._release_factory = release_factory or exponential_mechanism
         self._scorer = scorer
-        self.layer = 0
-        self.list_sizes = [1]
-        self.hypothesis = prototype
-        self.n_switches = 0
-        self.n_histograms = 0
-        self.halted = None
-        self._count = 0
         n = scorer.n_domain
         self._pos = np.zeros(n, dtype=np.int64)
         self._neg = np.zeros(n, dtype=np.int64)

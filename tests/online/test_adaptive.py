@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _plugins import ProtocolOnlySOA
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -146,37 +147,12 @@ def test_learns_points_and_stops_erring():
     assert clf.n_histograms_ == 1 <= clf.parameters_.n_layers
 
 
-class _Halving:
-    """A plug-in base learner that is not an SOALearner: SOA over an explicit label matrix,
-    through the protocol only (generic keys, predictions and first disagreements)."""
-
-    def __init__(self, learner):
-        self._soa = learner
-        self.n_domain = learner.n_domain
-        self.mistake_bound = learner.mistake_bound
-
-    def predict_one(self, x):
-        return self._soa.predict_one(x)
-
-    def predict(self, x):
-        return self._soa.predict(x)
-
-    def update(self, x, y):
-        self._soa = self._soa.copy()
-        return self._soa.update(x, y)
-
-    def copy(self):
-        return _Halving(self._soa)
-
-    def hypothesis_key(self):
-        return self._soa.hypothesis_key()
-
-
 def test_any_mistake_bounded_learner_plugs_in():
     X, y = _point_stream(4000, n_domain=16, target=3)
     kw = dict(epsilon=4.0, n_sequences=256, random_state=5)
     plug = AdaptivePrivateOnlineClassifier(
-        hypothesis_class=_Halving(SOALearner(point_class(16), on_inconsistent="skip")),
+        hypothesis_class=ProtocolOnlySOA(SOALearner(point_class(16),
+                                                    on_inconsistent="skip")),
         **kw).fit(X, y)
     # a MistakeBoundedLearner gets Alg 2's histogram release; the same for the class
     soa = AdaptivePrivateOnlineClassifier(hypothesis_class=point_class(16), release="histogram",

@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _plugins import ProtocolOnlySOA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -62,30 +63,6 @@ def test_initial_threshold_key_is_a_candidate_key():
     assert soa.hypothesis_key() in keys  # "released_is_initial_" compares like with like
 
 
-class _Wrapped:
-    """A MistakeBoundedLearner that is not an SOALearner (protocol only)."""
-
-    def __init__(self, learner):
-        self._soa, self.n_domain = learner, learner.n_domain
-        self.mistake_bound = learner.mistake_bound
-
-    def predict_one(self, x):
-        return self._soa.predict_one(x)
-
-    def predict(self, x):
-        return self._soa.predict(x)
-
-    def update(self, x, y):
-        self._soa = self._soa.copy()
-        return self._soa.update(x, y)
-
-    def copy(self):
-        return _Wrapped(self._soa)
-
-    def hypothesis_key(self):
-        return self._soa.hypothesis_key()
-
-
 def test_default_release_per_preset_and_class():
     X = np.zeros((50, 1))
     y = np.ones(50, dtype=int)
@@ -93,12 +70,13 @@ def test_default_release_per_preset_and_class():
                                               classes=[0, 1]).fit(X, y)
     assert isinstance(default._core, ConsistentReleaseCore)
     assert default.parameters_.release == "consistent" and default.parameters_.n_layers == 0
-    plug = AdaptivePrivateOnlineClassifier(hypothesis_class=_Wrapped(SOALearner(point_class(4))),
-                                           classes=[0, 1]).fit(X, y)
+    plug = AdaptivePrivateOnlineClassifier(
+        hypothesis_class=ProtocolOnlySOA(SOALearner(point_class(4))), classes=[0, 1]).fit(X, y)
     assert type(plug._core) is LiWangYeCore and plug.parameters_.release == "histogram"
 
 
-@pytest.mark.parametrize("kw", [dict(hypothesis_class=_Wrapped(SOALearner(point_class(4)))),
+@pytest.mark.parametrize("kw", [dict(hypothesis_class=ProtocolOnlySOA(
+                                     SOALearner(point_class(4)))),
                                 dict(hypothesis_class=point_class(4), preset="paper")])
 def test_explicit_consistent_is_refused_before_any_charge(kw):
     from skdp.accounting import PrivacyBudget
