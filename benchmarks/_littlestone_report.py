@@ -10,7 +10,7 @@ WHICH_LEARNER = (
     ("Realizable, adaptive adversary: binary search, the mistake-seeking adversary or the "
      "mistake tree (thresholds on up to 2¹⁶ points, intervals, rectangles)",
      "Li–Wang–Ye (`AdaptivePrivateOnlineClassifier`, default consistency release)",
-     "at most c = 8 releases scored on every row so far, then flat; DP-SOA and the "
+     "at most c = 12 releases scored on every row so far, then flat; DP-SOA and the "
      "histogram release learn only the binary-search adversary (their copies must agree "
      "exactly) and err on nearly every round against the others"),
     ("Realizable, oblivious stream",

@@ -231,11 +231,11 @@ def main():
         "histogram release play shorter games (2·10⁴): the SOA is flat at its Ldim, the "
         "other two err on (nearly) every round there, and round-by-round games cost "
         "0.5–1 ms a round.",
-        "Li–Wang–Ye's consistency release switches several times (at most c = 8 "
+        "Li–Wang–Ye's consistency release switches several times (at most c = 12 "
         "releases): \"last switch\" is where its learning ends; after it the curve is "
         "flat unless the last release was wrong.",
         "\"stopped\": DP-SOA stops updating after its c = 1 histogram release, "
-        "Li–Wang–Ye after c = 8 consistency releases (hard caps, by design: they keep the "
+        "Li–Wang–Ye after c = 12 consistency releases (hard caps, by design: they keep the "
         "released hypothesis); Li–Wang–Ye's histogram release stops when its one-layer "
         "list is exhausted.",
         f"Total run time {elapsed:.0f} s.",

@@ -78,7 +78,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     max_switches : int, optional
         Cap on the number of switches of the released hypothesis
         (default 1 + D·max_list_size); with ``release="consistent"`` the cap c on
-        releases (default 8), a privacy cap.
+        releases (default 12), a privacy cap.
     on_inconsistent : {"skip", "bottom"}, optional
         The SOA base learner's reaction to an example contradicting its version space
         (:class:`~skdp.online.SOALearner`); ignored for a given MistakeBoundedLearner.
@@ -89,7 +89,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         PrivateHistogram of the hypotheses their pairs agree on). ``"consistent"``:
         skdp's variant — one exponential-mechanism draw over the whole class, scored by
         the number of rows so far each hypothesis contradicts, at most c =
-        ``max_switches`` (default 8) draws; ``n_layers``, ``n_sequences`` and
+        ``max_switches`` (default 12) draws; ``n_layers``, ``n_sequences`` and
         ``max_list_size`` do not apply (lemma and proof in
         :class:`~skdp.online._consistent_release.ConsistentReleaseCore`). Default:
         ``"consistent"`` with ``preset="practical"`` when the class is a threshold,
@@ -167,7 +167,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     The default release (``release="consistent"``, practical preset, threshold / point /
     finite classes) keeps Alg 2's switching rule and replaces the copies and their
     histogram by one exponential-mechanism draw over the class, scored by how many rows
-    so far each hypothesis contradicts, at most c = 8 times
+    so far each hypothesis contradicts, at most c = 12 times
     (:class:`~skdp.online._consistent_release.ConsistentReleaseCore`, with its lemma).
     Why: Alg 2 releases only hypotheses that many copies agree on *exactly*; an
     adversary that shows the released hypothesis' errors (legitimately: it sees h_t)
