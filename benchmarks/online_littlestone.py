@@ -225,8 +225,9 @@ def main():
         "within one game; blank where the game was shorter.",
         "Forced phase = rounds before the first real switch of the released hypothesis "
         "(every one predicts with A(∅), and against these adversaries every one is a "
-        "mistake). It is a constant set by ε and δ (N₀/2 + (4/ε₀)ln(2T/β) for Li–Wang–Ye, "
-        "the rounds until 2/3 of DP-SOA's trees agree), not a log T term.",
+        "mistake). It is a constant set by ε and δ ((4/ε₀)ln(2T/β) for Li–Wang–Ye's "
+        "consistency release, N₀/2 + (4/ε₀)ln(2T/β) for its histogram release, the rounds "
+        "until 2/3 of DP-SOA's trees agree), not a log T term.",
         "The SOA, DP-SOA against the mistake-seeking adversary and Li–Wang–Ye's "
         "histogram release play shorter games (2·10⁴): the SOA is flat at its Ldim, the "
         "other two err on (nearly) every round there, and round-by-round games cost "
