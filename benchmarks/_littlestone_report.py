@@ -23,7 +23,7 @@ WHICH_LEARNER = (
      "they learn only streams that pin the target within a few examples per copy"),
     ("Not realizable (label noise, agnostic), small domains (tens of points)",
      "Batch-and-sanitize (`BatchSanitizedOnlineClassifier`, Alg 3, default shared copies)",
-     "0.14–0.2 × the private experts' regret at N = 64 and 16, T = 10⁵, ε = 1 "
+     "0.16–0.25 × the private experts' regret at N = 16 and 64, T = 10⁵, ε = 1 "
      "(oblivious)"),
     ("Not realizable, larger domains or adaptive adversaries",
      "Private experts; Alg 3",

@@ -150,9 +150,10 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
     (sanitizer distortion), the same worst-case order √(B·T·ln H) as B independent
     copies, but on stochastic streams one learner reads B times as many rows per step
     as each copy and its regret stops growing once the best hypothesis leads.
-    Measured (thresholds on N = 64, T = 10⁵, ε = 1, oblivious uniform stream, 2
-    seeds): regret 158 / 110 (label noise 0 / 20 %) shared, 1,920 / 2,332 independent,
-    private experts 778 / 756.
+    Measured (``benchmarks/results/online_agnostic_domains.md``: thresholds, T = 10⁵,
+    ε = 1, oblivious uniform stream, 2 seeds, label noise 0 / 20 %): N = 64, regret
+    141 / 154 shared, 1,856 / 2,268 independent, private experts 562 / 866; N = 16,
+    53 / 47, 374 / 514 and 335 / 298.
 
     Internal, non-private state (the current batch's rows, the generators, the exact
     online mistakes ``_n_mistakes`` computed from the private labels) is kept in
