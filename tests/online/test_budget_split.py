@@ -20,6 +20,7 @@ from skdp.online import (
 )
 from skdp.online._budget_split import (
     adaptive_split,
+    consistent_split,
     hist_sparse_split,
     per_round_histogram_split,
     tree_counter_split,
@@ -168,11 +169,26 @@ def test_dp_soa_runs_its_split(accounting):
 def test_li_wang_ye_runs_its_split(accounting):
     x = np.random.default_rng(0).integers(0, 64, size=2000)
     clf = AdaptivePrivateOnlineClassifier(4.0, hypothesis_class=PointVersionSpace(64),
-                                          n_layers=2, accounting=accounting, random_state=0)
+                                          n_layers=2, accounting=accounting, random_state=0,
+                                          release="histogram")
     clf.fit(x[:, None], (x == 7).astype(int))
     p = clf.parameters_
     assert (p.epsilon_svt, p.hist_epsilon, p.hist_delta) == adaptive_split(
         4.0, 1e-6, 2, accounting).values
+    assert clf._core._svt.epsilon == p.epsilon_svt
+    assert clf.privacy_spent_ == (4.0, 1e-6)
+
+
+@pytest.mark.parametrize("accounting", ["paper", "tight"])
+def test_consistent_release_runs_its_split(accounting):
+    x = np.random.default_rng(0).integers(0, 64, size=2000)
+    clf = AdaptivePrivateOnlineClassifier(4.0, hypothesis_class=PointVersionSpace(64),
+                                          accounting=accounting, random_state=0)
+    clf.fit(x[:, None], (x == 7).astype(int))
+    p = clf.parameters_
+    assert p.release == "consistent"
+    assert (p.epsilon_svt, p.hist_epsilon) == consistent_split(
+        4.0, 1e-6, p.max_switches, accounting).values
     assert clf._core._svt.epsilon == p.epsilon_svt
     assert clf.privacy_spent_ == (4.0, 1e-6)
 
