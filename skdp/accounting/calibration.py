@@ -5,14 +5,17 @@ given a plan — "K instances of this, m·K of that, with these relative weights
 common scale s makes the whole composition (ε, δ)-DP, as large as possible?
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from .._validation import check_delta, check_epsilon
 from ..exceptions import PrivacyParameterError
 from .accountant import _EVENTS, _EXACT_MAX_COUNT, _check_count, _check_method, account
 from .composition import calibrate
-from .events import ApproxDP, Gaussian
+from .events import ApproxDP, Gaussian, PrivacyEvent
 
 __all__ = ["Calibration", "PlanItem", "calibrate_plan"]
 
@@ -33,7 +36,7 @@ class PlanItem(NamedTuple):
     weight: float = 1.0
     delta: float = 0.0
 
-    def event(self, scale):
+    def event(self, scale: float) -> PrivacyEvent:
         eps = self.weight * scale
         if self.kind is Gaussian:
             return Gaussian(1.0 / eps)
@@ -79,7 +82,8 @@ def _check_plan(plan):
     return items
 
 
-def calibrate_plan(plan, epsilon, delta, method="tight"):
+def calibrate_plan(plan: Sequence[PlanItem], epsilon: float, delta: float,
+                   method: str = "tight") -> Calibration:
     """The largest per-mechanism parameters whose composition fits in (ε, δ).
 
     Parameters

@@ -21,8 +21,11 @@ by ``verify`` and the first time a process charges a ledger. Nothing leaves the 
 before the commit, so a process killed mid-charge either committed it or did not.
 """
 
+from __future__ import annotations
+
 import hashlib
 import math
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from ...exceptions import BudgetExhaustedError, LedgerIntegrityError, StaleStateError
@@ -55,13 +58,13 @@ class Charge(NamedTuple):
     hash: str
 
     @property
-    def running(self):
+    def running(self) -> tuple[float, float, float, float]:
         """(total_epsilon, total_delta, comp_epsilon, comp_delta): what the hash covers
         besides the charge itself."""
         return (self.total_epsilon, self.total_delta, self.comp_epsilon, self.comp_delta)
 
     @property
-    def spent(self):
+    def spent(self) -> tuple[float, float]:
         """(ε, δ) up to and including this charge: the running sums, compensated."""
         return (self.total_epsilon + self.comp_epsilon, self.total_delta + self.comp_delta)
 
@@ -224,30 +227,32 @@ class LedgerStore:
     shared = False
 
     @property
-    def portable_url(self):
+    def portable_url(self) -> str:
         """The address a pickle carries (no secrets); by default :attr:`url`."""
         return getattr(self, "_portable_url", self.url)
 
-    def create_ledger(self, ledger_id, epsilon, delta):  # pragma: no cover - interface
+    def create_ledger(self, ledger_id: str, epsilon: float,
+                      delta: float) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def totals(self, ledger_id):  # pragma: no cover - interface
+    def totals(self, ledger_id: str) -> tuple[float, float]:  # pragma: no cover - interface
         """(ε, δ) totals; :class:`LedgerIntegrityError` if the ledger is not in the store."""
         raise NotImplementedError
 
-    def charges(self, ledger_id):  # pragma: no cover - interface
+    def charges(self, ledger_id: str) -> list[Charge]:  # pragma: no cover - interface
         """Every charge, ordered by ``seq``."""
         raise NotImplementedError
 
-    def spent(self, ledger_id):  # pragma: no cover - interface
+    def spent(self, ledger_id: str) -> tuple[float, float]:  # pragma: no cover - interface
         """(ε, δ) spent: the running totals of the last charge (no chain walk)."""
         raise NotImplementedError
 
-    def verify(self, ledger_id):  # pragma: no cover - interface
+    def verify(self, ledger_id: str) -> str | None:  # pragma: no cover - interface
         """``None`` if the ledger's chain is intact, else a message saying what is wrong."""
         raise NotImplementedError
 
-    def charge(self, ledger_id, epsilon, delta, label, stream=None):  # pragma: no cover
+    def charge(self, ledger_id: str, epsilon: float, delta: float, label: str | None,
+               stream: tuple[str, int] | None = None) -> int:  # pragma: no cover
         """Append a charge atomically and return its ``seq``.
 
         ``stream``, a ``(stream_id, expected_version)`` pair, is advanced by one in the
@@ -257,19 +262,22 @@ class LedgerStore:
         """
         raise NotImplementedError
 
-    def create_stream(self, ledger_id, stream_id):  # pragma: no cover - interface
+    def create_stream(self, ledger_id: str, stream_id: str) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def advance_stream(self, stream_id, expected_version, what):  # pragma: no cover
+    def advance_stream(
+        self, stream_id: str, expected_version: int, what: str,
+    ) -> int:  # pragma: no cover
         """Compare-and-swap ``version`` from ``expected_version`` to one more; return it."""
         raise NotImplementedError
 
-    def import_ledger(self, ledger_id, epsilon, delta, charges, streams):  # pragma: no cover
+    def import_ledger(self, ledger_id: str, epsilon: float, delta: float, charges: Sequence[Charge],
+                      streams: Mapping[str, int]) -> None:  # pragma: no cover
         """Copy a ledger, its charges (chain intact) and its streams into this store.
 
         Shared stores only: they are where a ``memory`` ledger moves when pickled."""
         raise NotImplementedError
 
-    def streams(self, ledger_id):  # pragma: no cover - interface
+    def streams(self, ledger_id: str) -> dict[str, int]:  # pragma: no cover - interface
         """``{stream_id: version}`` of the ledger's streams."""
         raise NotImplementedError

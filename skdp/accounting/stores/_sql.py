@@ -5,8 +5,11 @@ The dialects differ only in how a transaction takes the ledger's lock (SQLite:
 on the ledger's row), in placeholders, and in how the append-only trigger is written.
 """
 
+from __future__ import annotations
+
 import os
 import threading
+from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 
 from ...exceptions import LedgerIntegrityError
@@ -66,9 +69,9 @@ class SQLStore(LedgerStore):
     placeholder = "?"
     lock_suffix = ""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._local = threading.local()
-        self._walked = set()  # ledgers whose whole chain this process has verified
+        self._walked: set[str] = set()  # ledgers whose whole chain this process has verified
 
     def _create_schema(self, statements, lock=()):
         """Create the tables (if missing) and check they have this version's columns."""
@@ -151,10 +154,11 @@ class SQLStore(LedgerStore):
         return None if row is None else self._charge_row(row)
 
     # ------------------------------------------------------------------ interface
-    def create_ledger(self, ledger_id, epsilon, delta):
+    def create_ledger(self, ledger_id: str, epsilon: float, delta: float) -> None:
         self.import_ledger(ledger_id, epsilon, delta, (), {})
 
-    def import_ledger(self, ledger_id, epsilon, delta, charges, streams):
+    def import_ledger(self, ledger_id: str, epsilon: float, delta: float, charges: Sequence[Charge],
+                      streams: Mapping[str, int]) -> None:
         head = charges[-1].hash if charges else genesis_hash(ledger_id, epsilon, delta)
         with self._transaction() as execute:
             execute("INSERT INTO skdp_ledgers VALUES (?, ?, ?, ?, ?)",
@@ -170,33 +174,34 @@ class SQLStore(LedgerStore):
         execute("INSERT INTO skdp_charges VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (ledger_id, *c))
 
-    def totals(self, ledger_id):
+    def totals(self, ledger_id: str) -> tuple[float, float]:
         with self._transaction() as execute:
             return self._locked_ledger(execute, ledger_id)[0]
 
-    def charges(self, ledger_id):
+    def charges(self, ledger_id: str) -> list[Charge]:
         with self._transaction() as execute:
             self._locked_ledger(execute, ledger_id)
             return self._read_charges(execute, ledger_id)
 
-    def spent(self, ledger_id):
+    def spent(self, ledger_id: str) -> tuple[float, float]:
         with self._transaction() as execute:
             _, head_count, _ = self._locked_ledger(execute, ledger_id)
             return spent_after(self._last_charge(execute, ledger_id, head_count))
 
-    def streams(self, ledger_id):
+    def streams(self, ledger_id: str) -> dict[str, int]:
         with self._transaction() as execute:
             rows = execute("SELECT stream_id, version FROM skdp_streams WHERE ledger_id = ?",
                            (ledger_id,)).fetchall()
         return {r[0]: int(r[1]) for r in rows}
 
-    def verify(self, ledger_id):
+    def verify(self, ledger_id: str) -> str | None:
         with self._transaction() as execute:
             totals, head_count, head_hash = self._locked_ledger(execute, ledger_id)
             return verify_chain(ledger_id, totals, self._read_charges(execute, ledger_id),
                                 head_count, head_hash)
 
-    def charge(self, ledger_id, epsilon, delta, label, stream=None):
+    def charge(self, ledger_id: str, epsilon: float, delta: float, label: str | None,
+               stream: tuple[str, int] | None = None) -> int:
         with self._transaction() as execute:
             totals, last, problem = self._head(execute, ledger_id)
             if problem is not None:
@@ -210,11 +215,11 @@ class SQLStore(LedgerStore):
                     (new.seq + 1, new.hash, ledger_id))
             return new.seq
 
-    def create_stream(self, ledger_id, stream_id):
+    def create_stream(self, ledger_id: str, stream_id: str) -> None:
         with self._transaction() as execute:
             execute("INSERT INTO skdp_streams VALUES (?, ?, 0)", (stream_id, ledger_id))
 
-    def advance_stream(self, stream_id, expected_version, what):
+    def advance_stream(self, stream_id: str, expected_version: int, what: str) -> int:
         with self._transaction() as execute:
             return self._cas(execute, stream_id, expected_version, what)
 

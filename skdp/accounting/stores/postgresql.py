@@ -10,6 +10,8 @@ The connection string may carry a password: it is used to connect and never kept
 :attr:`url`, a repr, a log line or an error message.
 """
 
+from __future__ import annotations
+
 import re
 from contextlib import contextmanager
 from urllib.parse import urlsplit, urlunsplit
@@ -29,7 +31,7 @@ _TRIGGER = (
 _SCHEMA_LOCK_KEY = 0x736B6470
 
 
-def redact_url(url, mask="***"):
+def redact_url(url: str, mask: str | None = "***") -> str:
     """``url`` with its password (in the user info or a ``password=`` query parameter)
     replaced by ``mask`` — or, with ``mask=None``, removed, which leaves libpq to find
     it (``PGPASSWORD``, ``~/.pgpass``)."""
@@ -53,7 +55,7 @@ class PostgreSQLStore(SQLStore):
     placeholder = "%s"
     lock_suffix = " FOR UPDATE"
 
-    def __init__(self, url):
+    def __init__(self, url: str) -> None:
         super().__init__()
         try:
             import psycopg  # noqa: F401  (optional dependency)

@@ -12,6 +12,8 @@ URLs follow SQLAlchemy: ``sqlite:///ledger.db`` is relative to the working direc
 absolute form, so a pickle loaded from another directory finds the same file.
 """
 
+from __future__ import annotations
+
 import os
 import sqlite3
 from contextlib import contextmanager
@@ -42,7 +44,7 @@ class SQLiteStore(SQLStore):
         passes ``False``: a missing file is an error, never a fresh, empty ledger.
     """
 
-    def __init__(self, path, create=True):
+    def __init__(self, path: str, create: bool = True) -> None:
         super().__init__()
         self.path = os.path.abspath(path)
         self.url = "sqlite:///" + self.path
