@@ -142,8 +142,8 @@ class PERPParameters:
                        "δ_p ≤ schedule")]
             if self.preset == "sharp":
                 checks += sharp_checks(q, self.phase(p + 1), d, self.gamma, utility)
-                if p == 1:
-                    init = self.initial_copies
+                init = self.initial_copies
+                if p == 1 and init is not None:  # always set by the sharp preset
                     checks += [(ok, f"initial copies: {name}") for ok, name in
                                sharp_checks(init, None, d, self.gamma, utility, restart=q)]
                     checks.append((init.delta <= self.delta / 4, "δ(0) ≤ δ*/4"))
