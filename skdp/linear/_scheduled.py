@@ -34,8 +34,15 @@ class ScheduledUpdatesMixin:
         self._schedule_warned = False
 
     def _segment_end(self):
+        """Rows in the current window: B, except that the window holding row T ends
+        there (windows (k−1)B < t ≤ min(kB, T), all public), so the K-th release is
+        made at the horizon instead of never; past T (``beyond_horizon="warn"``,
+        overridden K) windows are B again. The count's window is n_c rows."""
         p = self.parameters_
-        return p.window if p.max_updates > 0 else p.count_rows
+        if p.max_updates == 0:
+            return p.count_rows
+        left = self.n_rounds_ - self.n_updates_ * p.window
+        return min(p.window, left) if left > 0 else p.window
 
     def _consume_scheduled(self, X, ys):
         p = self.parameters_
