@@ -94,9 +94,12 @@ class ScheduledUpdatesMixin:
         if self.n_updates_ == 0 and p.count_epsilon > 0:
             balance = self._private_balance()
             if p.max_updates == 0:  # the guard: predict the private constant
+                # Mass (1 ± b)/2 on the ±bias coordinates: the margin of every row is
+                # b = 2q̂ − 1 (its sign the constant), and predict_proba's vote share
+                # over the n_c counted labels is (noisy count + 1)/(n_c + 2).
                 half = self._scores.size
                 w = np.zeros(2 * half)
-                w[half - 1 if balance > 0 else 2 * half - 1] = 1.0
+                w[half - 1], w[-1] = (1.0 + balance) / 2.0, (1.0 - balance) / 2.0
                 self._set_predicting_weights(w)
                 self.constant_fallback_ = True
                 return
