@@ -144,6 +144,12 @@ class QueryBudgetedPredictor(PrivateEstimatorMixin, ClassifierMixin, BaseEstimat
     def _check_later_partial_fit(self, y, classes):
         resolve_classes(self, y, classes, first_call=False)
 
+    def _later_partial_fit_rows(self, X, y, classes):
+        """A later ``partial_fit``'s rows, validated against the first fit: (X, y in ±1)."""
+        X, y = self._validate_training_data(X, y, reset=False)
+        self._check_later_partial_fit(y, classes)
+        return X, self._to_pm(y)
+
     def _to_pm(self, y):
         check_labels_in(y, self.classes_)
         return np.where(y == self.classes_[1], 1, -1).astype(np.int8)
