@@ -230,9 +230,7 @@ class _PERPBase(QueryBudgetedPredictor):
         if not hasattr(self, "budget_"):
             self._check_first_partial_fit(classes)
             return self._fit(X, y, classes=classes)
-        X, y = self._validate_training_data(X, y, reset=False)
-        self._check_later_partial_fit(y, classes)
-        y_pm = self._to_pm(y)
+        X, y_pm = self._later_partial_fit_rows(X, y, classes)
         state = self._state
         if state.started:
             raise ValueError(

@@ -13,7 +13,8 @@
 """
 
 import numpy as np
-from test_perp_sharp_audit import N_QUERIES, PositionPartitionNoiseless, _data
+from test_perp_sharp_audit import PositionPartitionNoiseless
+from test_perp_sharp_audit import _audit as sharp_audit
 from test_perp_sharp_audit import _Audited as Audited
 
 from skdp.audit import audit_mechanism
@@ -61,14 +62,7 @@ EVENTS = [lambda t: t[:, 0] == 4, lambda t: t[:, 0] == 2, lambda t: (t == 2).mea
 
 
 def _audit(cls, n_samples):
-    d0, d1, params = _data()
-    clf = Audited(classes=[0, 1], **params).fit(*d0)
-    clf.predict(np.zeros((1, 1)))
-    eps, delta0 = clf._initial_privacy()
-    queries = np.full((N_QUERIES, 1), 0.5)
-    result = audit_mechanism(_levels(cls, queries, **params), d0, d1, n_samples=n_samples,
-                             events=EVENTS, alpha=ALPHA, delta=delta0, random_state=13)
-    return result, eps
+    return sharp_audit(cls, n_samples, transcripts=_levels, events=EVENTS, seed=13)
 
 
 def test_sharp_scores_pass_the_audit():
