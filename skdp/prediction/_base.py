@@ -35,8 +35,9 @@ The pattern (PERP predictors follow it too)
   copy gets a **fresh random generator** and drops any half-used mechanism
   instance: two copies must never answer with the same noise, which would void
   the composition argument. Hence a copy's answers differ from the original's.
-* ``score`` spends exactly like ``predict``; ``predict_proba`` and
-  ``decision_function`` are not offered (a vote fraction is not private).
+* ``score`` spends exactly like ``predict``. Where a predictor offers
+  ``predict_proba`` / ``decision_function``, they are scores of the same charged
+  answers (never an exact vote fraction), and spend alike.
 * Spend from one thread: the cap check and the ledger charge are each atomic, but
   two copies starting their last allowed instance at the same moment could both
   pass the check (the ledger then refuses whichever charge no longer fits).
