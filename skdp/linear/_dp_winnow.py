@@ -7,6 +7,7 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -162,7 +163,9 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     ``benchmarks/results/winnow_map.md``): wherever it runs the learner, its late
     mistake rate and its mistakes relative to the best constant in hindsight are
     given there; the fallback cells stay within a few percent of the best constant
-    (the count's first 64 rows are predicted before the constant is known).
+    (in a ``partial_fit`` stream the count's first 64 rows are predicted before the
+    constant is known; ``fit``, which releases only its final state, counts all its
+    rows).
     Decision lists of length r (:class:`OnlineDecisionListClassifier`) have margin
     1, 1/5, 1/13, 1/29 for r = 1, 2, 3, 4: r = 1 learns everywhere above, r = 2
     like ρ = 1/5, r = 3 only at T = 10⁶, ε ≥ 8, r ≥ 4 nowhere on this map.
@@ -192,7 +195,8 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     tight accountant (``accounting="paper"`` in the solver reproduces the paper's
     split). The cap K is enforced, not assumed.
 
-    *Lemma S (scheduled).* Fix the public (T, B, K, m, M, η, ε_c, n_c). The release
+    *Lemma S (scheduled).* Fix the public (T, B, K, m, M, η, ε_c, n_c) (``fit``'s
+    fallback takes n_c = min(T, n), n its public row count). The release
     (c̃, w̃₁, …, w̃_K) — c̃ a geometric count of positive labels among the first n_c
     rows, w̃_k the m draws at the end of window k — is the adaptive composition of
     one ε_c-DP mechanism and mK mechanisms that are each 4η-bounded-range; it is
@@ -349,6 +353,10 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         if first_call:
             horizon = self.n_rounds or (n if from_fit else DEFAULT_STREAM_HORIZON)
             epsilon, delta, params = self._resolve_parameters(X.shape[1], horizon)
+            if from_fit and params.setting == "scheduled" and params.max_updates == 0:
+                # fit releases only its final state, so the guard's constant may count
+                # every row it is given (n and T are public) instead of the first few
+                params = replace(params, count_rows=min(horizon, n))
             beyond = self._check_horizon(0, n, horizon)  # may refuse: before the charge
             self._begin_stream(epsilon, delta, from_fit)
             self.parameters_ = params

@@ -111,8 +111,10 @@ def test_fallback_proba_is_the_noisy_count():
     proba = est.predict_proba(X)
     assert np.all(proba == proba[0])  # one constant, whatever the row
     n_c = est.parameters_.count_rows
+    assert n_c == len(y)  # fit releases only its final state: the count covers every row
     count = proba[0, 1] * (n_c + 2) - 1
     assert count == pytest.approx(round(count)) and 0 <= round(count) <= n_c
+    assert abs(round(count) - y.sum()) <= 20  # geometric noise at ε = 1: P(|Z| > 20) < 1e-8
     assert est.predict(X[:1])[0] == int(proba[0, 1] > 0.5)
 
 
