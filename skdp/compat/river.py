@@ -43,8 +43,10 @@ Examples
 ...     DPDecisionListClassifier(epsilon=1.0, budget=budget, random_state=0),
 ...     classes=[0, 1], batch_size=100)
 >>> _ = evaluate.progressive_val_score(stream, model, metrics.Accuracy())
->>> model.n_batches_, budget.spent.epsilon  # 350 predictions, 4 releases of ε = 1
-(4, 4.0)
+>>> model.n_batches_, model.n_learned_  # 4 partial_fit calls; 350 predictions
+(4, 400)
+>>> budget.spent.epsilon <= model.n_batches_ * 1.0  # at most ε per batch, none per prediction
+True
 """
 
 from __future__ import annotations
