@@ -425,6 +425,7 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
     }
 
     _counter_class = CellTreeCounter
+    _class_param = "experts"
 
     def __init__(self, epsilon=1.0, delta=1e-6, experts=None, n_rounds=None, *,
                  learning_rate="auto", construction="class", max_experts=20_000,
@@ -442,9 +443,6 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
         self.random_state = random_state
         self.verbose = verbose
         self.classes = classes
-
-    def _hypotheses(self):
-        return self.experts
 
     def _prepare_stream(self, from_fit):
         n_domain, plan = super()._prepare_stream(from_fit)

@@ -156,7 +156,7 @@ def estimator_base_learner(estimator, paper_preset):
     ``on_inconsistent`` parameters: ``on_inconsistent`` defaults to ``"bottom"`` (the
     papers' ⊥) under the paper's preset and to ``"skip"`` under the practical one."""
     mode = estimator.on_inconsistent or ("bottom" if paper_preset else "skip")
-    return base_learner_for(estimator.hypothesis_class, type(estimator).__name__,
+    return base_learner_for(estimator._hypotheses(), type(estimator).__name__,
                             on_inconsistent=mode)
 
 
@@ -352,12 +352,7 @@ class SOAClassifier(OnlineDomainClassifier):
         return self._n_mistakes
 
     def _base_learner(self):
-        if self.hypothesis_class is None:
-            raise ValueError(
-                "SOAClassifier needs a hypothesis_class (a FiniteClass, a label matrix, or "
-                "ThresholdVersionSpace(N) / PointVersionSpace(N))."
-            )
-        return SOALearner(self.hypothesis_class)
+        return SOALearner(self._hypotheses())
 
     def _prepare_stream(self, from_fit):
         learner = self._base_learner()
