@@ -141,11 +141,13 @@ class PERPParameters:
             checks = [(q.delta <= sched.phase_delta(p, q.length) * (1 + 1e-12),
                        "δ_p ≤ schedule")]
             if self.preset == "sharp":
-                checks += sharp_checks(q, self.phase(p + 1), d, self.gamma, utility)
+                checks += sharp_checks(q, self.phase(p + 1), d, self.gamma, utility,
+                                       epsilon=self.epsilon)
                 init = self.initial_copies
                 if p == 1 and init is not None:  # always set by the sharp preset
                     checks += [(ok, f"initial copies: {name}") for ok, name in
-                               sharp_checks(init, None, d, self.gamma, utility, restart=q)]
+                               sharp_checks(init, None, d, self.gamma, utility, restart=q,
+                                            epsilon=self.epsilon)]
                     checks.append((init.delta <= self.delta / 4, "δ(0) ≤ δ*/4"))
             else:
                 checks += [(math.isclose(q.alpha, self.alpha / 2**p), "α_p = α/2^p"),
@@ -363,7 +365,7 @@ def _build(key, n_phases):
     phases = tuple(phase(key, t1, p) for p in range(1, n_phases + 1))
     first = initial = None
     if preset == "sharp":
-        first = initial = solve_initial_copies(phases[0], delta, dict(overrides))
+        first = initial = solve_initial_copies(phases[0], delta, dict(overrides), epsilon)
     first = first or phases[0]
     factor = parts(d) if preset == "sharp" else 1
     need = factor * max(4 * d * strip_rows_of(preset, first),

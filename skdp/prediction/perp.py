@@ -82,10 +82,10 @@ class RectanglesPERPClassifier(_PERPBase):
         needs and the per-copy ε_0 = ε/min(2d, ln(2/δ_p)) (about 7.5·10⁹ rows at
         the same setting, 3·10⁵ at ε = 100). ``"sharp"``: slices cut from an
         independent random partition of the positives into 2d parts (each copy
-        at (15/16)·ε, δ_0 = δ_p), ChallengeBT with the pure-DP svt Stopper, and
-        thresholds set by margins instead of union bounds, the initial sample's
-        copies at δ(0) = δ*/4 (about 3.9·10⁷ rows at ε = 1, 2.4·10⁶ at ε = 4,
-        6.5·10³ at ε = 100; its own privacy lemma is in
+        at ε_bt + ε_s = ε, δ_0 = δ_p), ChallengeBT with the pure-DP svt Stopper,
+        and thresholds set by margins instead of union bounds, the initial
+        sample's copies at δ(0) = δ*/4 (about 3.6·10⁷ rows at ε = 1, 2.3·10⁶ at
+        ε = 4, 5.9·10³ at ε = 100; its own privacy lemma is in
         ``skdp.prediction._perp_sharp``). :func:`perp_parameters` documents
         all three; ``parameters_`` holds the schedule in use.
     slice_size, max_hard : int, optional
