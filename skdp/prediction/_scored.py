@@ -1,0 +1,159 @@
+"""One released score per query: predict, predict_proba and decision_function agree.
+
+Yan's predictor and subsample-and-aggregate release, for every query, one number
+p ∈ (0, 1) — the *score* — from which everything else is read:
+
+* ``predict`` is ``classes_[1]`` iff p > ½ (a score is never exactly ½);
+* ``predict_proba`` is ``[1 − p, p]``; ``decision_function`` is p − ½.
+
+**Answers are remembered.** A query asked again (the same row, byte for byte) gets
+the score it got the first time, from the transcript: re-publishing a released
+answer is post-processing and costs nothing. So predict, predict_proba and
+decision_function on the same rows agree however often and in whatever order they
+are called, and a repeated query never spends budget. Within one call the new rows
+are answered in the order of their first occurrence. The memory holds released
+answers only (keyed by a 128-bit hash of the row's bytes; two different rows with
+the same hash — probability ~2⁻¹²⁸ per pair — would share an answer), so copies
+and pickles may carry it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._base import QueryBudgetExhaustedError
+
+__all__: list[str] = []
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+
+
+def _splitmix(z: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
+def _row_hashes(X: NDArray[np.float64]) -> tuple[NDArray[np.uint64], NDArray[np.uint64]]:
+    """Two independent 64-bit hashes of each row's float64 bytes."""
+    words = np.ascontiguousarray(X, dtype=np.float64).view(np.uint64)
+    n = words.shape[0]
+    a = np.full(n, 0x243F6A8885A308D3, dtype=np.uint64)
+    b = np.full(n, 0x13198A2E03707344, dtype=np.uint64)
+    for j in range(words.shape[1]):
+        a = _splitmix(a ^ words[:, j])
+        b = _splitmix(b + words[:, j] + _GOLDEN)
+    return a, b
+
+
+class _AnswerCache:
+    """Released scores by row hash (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.index: dict[int, int] = {}
+        self.check = np.empty(0, dtype=np.uint64)
+        self.scores = np.empty(0)
+
+    def lookup(self, a: NDArray[np.uint64], b: NDArray[np.uint64]) -> NDArray[np.float64]:
+        """Scores of the rows with hashes (a, b); NaN where not released yet."""
+        get = self.index.get
+        pos = np.fromiter((get(key, -1) for key in a.tolist()), dtype=np.intp, count=a.size)
+        out = np.full(a.size, np.nan)
+        hit = pos >= 0
+        hit[hit] = self.check[pos[hit]] == b[hit]
+        out[hit] = self.scores[pos[hit]]
+        return out
+
+    def store(self, a: NDArray[np.uint64], b: NDArray[np.uint64],
+              scores: NDArray[np.float64]) -> None:
+        start = self.scores.size
+        self.check = np.concatenate([self.check, b])
+        self.scores = np.concatenate([self.scores, scores])
+        self.index.update(zip(a.tolist(), range(start, start + a.size), strict=True))
+
+
+class _ScoredAnswers:
+    """Mixin: predict / predict_proba / decision_function from released scores.
+
+    The host implements ``_answer_scores(X)``: scores of new queries in order, or
+    :class:`QueryBudgetExhaustedError` whose ``answers`` are the scores released
+    before the budget ran out.
+    """
+
+    _state: Any  # the host's _StreamState (holds ``answers``, an _AnswerCache)
+    classes_: NDArray
+
+    def _scores(self, X, as_output):
+        check_is_fitted(self, "budget_")
+        X = validate_data(self, X, reset=False)
+        cache = self._state.answers
+        a, b = _row_hashes(X)
+        scores = cache.lookup(a, b)
+        missing = np.flatnonzero(np.isnan(scores))
+        if missing.size:
+            _, first = np.unique(a[missing], return_index=True)
+            new = missing[np.sort(first)]  # first occurrences, in query order
+            try:
+                released = self._answer_scores(X[new])
+            except QueryBudgetExhaustedError as exc:
+                m = exc.n_answered
+                cache.store(a[new[:m]], b[new[:m]], np.asarray(exc.answers, dtype=float))
+                scores = cache.lookup(a, b)
+                unanswered = np.flatnonzero(np.isnan(scores))
+                stop = int(unanswered[0]) if unanswered.size else scores.size
+                exc.answers = as_output(scores[:stop])
+                exc.n_answered = stop
+                raise
+            cache.store(a[new], b[new], released)
+            scores = cache.lookup(a, b)
+        return scores
+
+    def _labels(self, scores: NDArray[np.float64]) -> NDArray:
+        return self.classes_[(scores > 0.5).astype(np.intp)]
+
+    @staticmethod
+    def _proba(scores: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.column_stack([1.0 - scores, scores])
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """Answer the queries in ``X``, spending from ``budget_`` for new rows only.
+
+        Returns
+        -------
+        y : ndarray of shape (n_queries,)
+            ``classes_[1]`` where the released score is above ½, else ``classes_[0]``.
+
+        Raises
+        ------
+        QueryBudgetExhaustedError
+            When the query budget runs out; ``error.answers`` holds the labels of
+            the rows before the first one left unanswered.
+        """
+        return self._labels(self._scores(X, self._labels))
+
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Released scores as probabilities, shape (n_queries, 2) in ``classes_`` order.
+
+        Spends exactly like :meth:`predict` (the same released answer per row: a
+        row answered by either method before is free). See the class docstring for
+        what the score of each answer is.
+        """
+        return self._proba(self._scores(X, self._proba))
+
+    def predict_log_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        """``log`` of :meth:`predict_proba` (spends like it)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Released score minus ½, shape (n_queries,): positive means ``classes_[1]``.
+
+        Spends exactly like :meth:`predict`.
+        """
+        return self._scores(X, lambda s: s - 0.5) - 0.5
