@@ -45,7 +45,9 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
     The published hypothesis is chosen from the list of the k₂ tree outputs by a sparse
     vector and a stable histogram (Alg. 2, or its competitor-aware variant
     :class:`~skdp.online._competitor_sparse.CompetitorHistSparse`); predictions between
-    switches are one vectorised call. X holds domain indices (shape (n, 1)); ``fit``
+    switches are one vectorised call. X holds real features read through the class's
+    public discretisation (default :class:`~skdp.hypotheses.MeanThresholds`), or domain
+    indices (shape (n, 1)) for a class without one; ``fit``
     starts a stream, ``partial_fit`` continues it (any split into blocks gives the same
     model), ``predict`` is post-processing of the last release.
 
@@ -64,9 +66,14 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         ε of the whole stream (every prediction of every round).
     delta : float, default=1e-6
         δ ∈ (0, 1) of the whole stream (the stable histogram needs δ > 0).
-    hypothesis_class : FiniteClass, label matrix, version space or MistakeBoundedLearner
+    hypothesis_class : FiniteClass, label matrix, version space, MistakeBoundedLearner or None
         The class (its SOA is the base learner), e.g. ``ThresholdVersionSpace(N)``, or a
         fresh :class:`~skdp.online.MistakeBoundedLearner` (copied, never mutated).
+        ``None`` (default): :class:`~skdp.hypotheses.MeanThresholds` () — two-sided
+        thresholds on the mean of the features clipped to public bounds ([−1, 1] with a
+        warning; pass ``MeanThresholds(bounds=…)``), 16 bins, Ldim 5. A class with a
+        public discretisation (``MeanThresholds``, ``RealThresholds``) reads real
+        features; any other reads domain indices, X of shape (n, 1).
     n_trees : int, optional
         k₂. Practical default: 1.5 × the competitor threshold (at least 64), so the test
         fires once two thirds of the trees agree on a competitor; with
@@ -178,6 +185,9 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
     (ε, δ) (Lemma 5.4 or the accountant); at most T rounds are released. ``fit`` and the
     first ``partial_fit`` charge (ε, δ); copies of a fitted stream share a ledger
     (continuing two is refused, :class:`~skdp.exceptions.PrivacyError`).
+    ``predict_proba`` (the released label as a smoothed one-hot, γ = ``PROBA_SMOOTHING``
+    = 0.1) and ``decision_function`` (its ±1 label) are post-processing of the released
+    hypothesis: no further cost.
 
     References
     ----------

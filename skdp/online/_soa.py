@@ -284,7 +284,9 @@ class SOALearner:
 class SOAClassifier(OnlineDomainClassifier):
     """Standard Optimal Algorithm over a finite class (non-private; the ceiling to compare to).
 
-    X holds domain indices: shape (n, 1), integers in [0, N). Each row is predicted with the
+    X holds real features read through the class's public discretisation (default
+    :class:`~skdp.hypotheses.MeanThresholds`), or domain indices (shape (n, 1), integers
+    in [0, N)) for a class without one. Each row is predicted with the
     current SOA hypothesis, then used to update (conservatively: only on mistakes). On a
     realizable stream at most Ldim(C) mistakes are made — the optimal deterministic mistake
     bound (Littlestone 1988). ``fit`` runs the stream from a fresh start; ``partial_fit``
@@ -292,10 +294,15 @@ class SOAClassifier(OnlineDomainClassifier):
 
     Parameters
     ----------
-    hypothesis_class : FiniteClass, array-like label matrix, or version space
+    hypothesis_class : FiniteClass, array-like label matrix, version space or None
         E.g. ``FiniteClass(L)``, ``threshold_class(N)``, or the closed-form
         ``ThresholdVersionSpace(N)`` / ``PointVersionSpace(N)`` for large N (from
-        :mod:`skdp.hypotheses.littlestone`). Required (None raises at fit).
+        :mod:`skdp.hypotheses.littlestone`).
+        ``None`` (default): :class:`~skdp.hypotheses.MeanThresholds` () — two-sided
+        thresholds on the mean of the features clipped to public bounds ([−1, 1] with a
+        warning; pass ``MeanThresholds(bounds=…)``), 16 bins, Ldim 5. A class with a
+        public discretisation (``MeanThresholds``, ``RealThresholds``) reads real
+        features; any other reads domain indices, X of shape (n, 1).
     on_inconsistent : {"restart", "freeze"}, default="restart"
         What to do when an example contradicts every hypothesis left (the stream is not
         realizable by the class): ``"restart"`` starts again from the full class and
@@ -315,7 +322,12 @@ class SOAClassifier(OnlineDomainClassifier):
     n_mistakes_, n_updates_, n_rounds_seen_, n_restarts_ : int
         Online mistakes, version-space updates, rows seen, restarts.
     n_features_in_ : int
-        Always 1.
+        d for a class with a discretisation, 1 for domain indices.
+
+    Notes
+    -----
+    ``predict_proba`` is the hypothesis' label as a smoothed one-hot (γ = 0.1) and
+    ``decision_function`` its ±1 label.
 
     References
     ----------
