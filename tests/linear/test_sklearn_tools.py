@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.datasets import load_breast_cancer
-from sklearn.model_selection import StratifiedKFold, cross_val_score
+from sklearn.ensemble import VotingClassifier
+from sklearn.model_selection import StratifiedKFold, TunedThresholdClassifierCV, cross_val_score
 from sklearn.utils.validation import has_fit_parameter
 
 from skdp.linear import (
@@ -124,3 +125,22 @@ def test_no_sample_weight(cls):
     skdp.linear._base), so ``fit`` takes no sample_weight, as sklearn's convention."""
     assert not has_fit_parameter(cls(), "sample_weight")
     assert "sample_weight" not in cls().get_metadata_routing().fit.requests
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda c: c.__name__)
+def test_soft_voting_and_tuned_threshold(cls, breast_cancer):
+    """Soft voting takes every member's probabilities. TunedThresholdClassifierCV tunes the
+    exact learners; DP-Winnow at 455 rows is its guard's constant, which sklearn refuses
+    to tune ("makes constant predictions") — the honest answer for a constant."""
+    X, y = breast_cancer
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        vote = VotingClassifier([("a", _defaults(cls)), ("b", WinnowClassifier())],
+                                voting="soft").fit(X, y)
+        assert vote.predict_proba(X).shape == (len(y), 2)
+        tuned = TunedThresholdClassifierCV(_defaults(cls))
+        if cls in (WinnowClassifier, ConfidentWinnowClassifier):
+            assert 0 < tuned.fit(X, y).best_threshold_ < 1
+        else:
+            with pytest.raises(ValueError, match="constant predictions"):
+                tuned.fit(X, y)
