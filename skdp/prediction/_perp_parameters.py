@@ -26,9 +26,8 @@ from ._perp_schedule import (
     first_phase_length,
     phase,
     phase_checks,
-    strip_rows_of,
 )
-from ._perp_sharp import parts, sharp_checks, solve_initial_copies
+from ._perp_sharp import initial_rows, sharp_checks, solve_initial_copies
 
 __all__ = ["PERPParameters", "PhaseParameters", "perp_parameters"]
 
@@ -156,11 +155,11 @@ class PERPParameters:
                                        self.gamma, self.first_phase_length, utility)
             out += [f"phase {p}: {name}" for ok, name in checks if not ok]
         if utility:
-            factor = parts(d) if self.preset == "sharp" else 1
             first = self.initial_copies or self.phases[0]
-            if not (self.initial_sample_size * self.alpha
-                    >= factor * 4 * d * strip_rows_of(self.preset, first) * (1 - 1e-12)):
-                out.append("n ≥ 4d·m_1/α (sharp: 2d·4d·(m_1 − t_l + σ)/α)")
+            need = (initial_rows(d, first, self.alpha, self.beta) if self.preset == "sharp"
+                    else 4 * d * first.slice_size / self.alpha)
+            if not self.initial_sample_size >= need * (1 - 1e-12):
+                out.append("n ≥ 4d·m_1/α (sharp: (2d)²·(m_1 − t_l + σ)/α_1)")
         return out
 
 
@@ -367,9 +366,10 @@ def _build(key, n_phases):
     if preset == "sharp":
         first = initial = solve_initial_copies(phases[0], delta, dict(overrides), epsilon)
     first = first or phases[0]
-    factor = parts(d) if preset == "sharp" else 1
-    need = factor * max(4 * d * strip_rows_of(preset, first),
-                        8 * d * math.log(2 * d / beta)) / alpha
+    if preset == "sharp":
+        need = initial_rows(d, first, alpha, beta)
+    else:
+        need = max(4 * d * first.slice_size, 8 * d * math.log(2 * d / beta)) / alpha
     return PERPParameters(
         epsilon=epsilon, delta=delta, alpha=alpha, beta=beta, gamma=gamma, n_features=d,
         preset=preset, first_phase_length=t1, initial_sample_size=math.ceil(need),

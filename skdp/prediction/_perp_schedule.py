@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, replace
 
 from ..accounting import DeltaSchedule
-from ._perp_sharp import parts, solve_sharp_phase, strip_rows
+from ._perp_sharp import phase_alpha, rows_needed, solve_sharp_phase
 
 __all__ = [
     "GROWTH",
@@ -24,7 +24,6 @@ __all__ = [
     "length_needed",
     "phase",
     "phase_checks",
-    "strip_rows_of",
 ]
 
 #: Phase lengths grow by this integer factor: t_p = t_1·3^(p−1) (see the derivation).
@@ -103,6 +102,8 @@ def _solve_phase(key, p, length):
     over = dict(overrides)
     sched = delta_schedule(delta, 1)
     alpha_p, beta_p = alpha / 2**p, beta / 2**p
+    if preset == "sharp":
+        alpha_p = phase_alpha(alpha, p)
     delta_p = float(sched.phase_budget(p)) / float(length)
     if preset == "sharp":  # the global ε goes in; the copies' split is made there
         probe = PhaseParameters(p, alpha_p, beta_p, delta_p, epsilon, delta_p, int(length), 0,
@@ -168,14 +169,10 @@ def length_needed(key, p, next_phase):
     """R_p = max(4d·m_{p+1}/(γ·α_p), 8d·ln(2d/β_p)/(γ·α_p)) (Lemma B.7, Chernoff)."""
     _, _, alpha, beta, gamma, d, preset, _ = key
     alpha_p, beta_p = alpha / 2**p, beta / 2**p
-    factor = parts(d) if preset == "sharp" else 1
-    return factor * max(4 * d * strip_rows_of(preset, next_phase),
-                        8 * d * math.log(2 * d / beta_p)) / (gamma * alpha_p)
-
-
-def strip_rows_of(preset, q):
-    """Part-positives each strip must hold: m_p ("sharp": m_p − t_l + σ, see there)."""
-    return strip_rows(q) if preset == "sharp" else q.slice_size
+    if preset == "sharp":  # (2d)²·r_{p+1}/α_{p+1}, see _perp_sharp
+        return rows_needed(d, next_phase, phase_alpha(alpha, p), beta_p) / gamma
+    return max(4 * d * next_phase.slice_size,
+               8 * d * math.log(2 * d / beta_p)) / (gamma * alpha_p)
 
 
 @functools.lru_cache(maxsize=256)

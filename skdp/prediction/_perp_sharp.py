@@ -29,8 +29,8 @@ k ≈ 9·10⁷ and n = 4d·m/α ≈ 7.5·10⁹. This module's schedule changes f
    ≤ e^{−12} at the sizes used, far below α_p.
 4. **The sample pays for the ranks that err, not the slice** (utility only): a
    copy answers "outside" for the r_p = m_p − t_l + σ_p extreme ranks of its
-   part, not for all m_p (:func:`strip_rows`), so n ≥ 2d·4d·r_1/α and
-   t_p ≥ 2d·4d·r_{p+1}/(γ·α_p).
+   part, not for all m_p (:func:`strip_rows`), so n ≥ (2d)²·r_1/α_1 and
+   t_p ≥ (2d)²·r_{p+1}/(γ·α_{p+1}).
 5. **δ-schedule: the initial sample at δ(0) = δ*/4** (privacy). Initial-sample
    records are held by the 2d initial copies only, so those copies run at
    δ_0 = δ*/4 instead of δ_1 ≈ δ*/(4t_1) (:func:`solve_initial_copies`), and
@@ -40,15 +40,21 @@ k ≈ 9·10⁷ and n = 4d·m/α ≈ 7.5·10⁹. This module's schedule changes f
    stream Σ_p t_p·δ_p ≤ δ*/2, the sample δ*/4: Σ_i δ(i) ≤ 3δ*/4 over an
    unbounded horizon, as before — only the split between δ(0) and the queries'
    δ(i), which Def. 3.8 leaves free, changes.
+6. **The error split** (utility only): errors are one-sided and nested — phase
+   p + 1 is cut from the positives phase p answered, inside phase p's box — so
+   the error at any time is at most the sum of what each phase added, ≤ α_p
+   for phase p; Σ_p α_p ≤ α is all the argument uses. α_1 = 3α/4 and
+   α_p = α/2^(p+1) afterwards (:func:`phase_alpha`; Alg. 6 halves from α/2)
+   cut n by 1/3 at the price of a ~2× longer first phase (t_1 pays 1/α_2).
 
 Measured effect (δ* = 10⁻⁶, α = 0.1, β = 0.05, γ = 0.5, first-phase rows):
-ε = 1, d = 2: 3.6·10⁷ (practical 7.5·10⁹, paper 6.4·10¹²); ε = 4, d = 2: 2.3·10⁶;
-ε = 1, d = 1: 6.9·10⁶. Where the rest comes from: n = 2d·4d·r/α with
+ε = 1, d = 2: 2.7·10⁷ (practical 7.5·10⁹, paper 6.4·10¹²); ε = 4, d = 2: 1.7·10⁶;
+ε = 1, d = 1: 5.3·10⁶. Where the rest comes from: n = (2d)²·r/α_1 with
 r = (t_u − t_l) + (m − t_u) + σ ≈ (4 + ln(4t_1/k) + 1)·σ_0 ≈ 13·σ_0, and the
 initial copies' σ_0 = (4/ε)·√(k'·ln(16/δ*)) has k' ≥ m_1 (a halted initial
 copy restarts with phase 1's parameters), where phase 1's own fixed point
-k_1 ≈ (21·4·√ln(4/δ_1)/ε_bt)² runs at δ_1 ≈ δ*/(4t_1) ≈ 10⁻¹⁵ (forced by
-Σ_i δ(i) ≤ δ* over its t_1 ≈ 2.7·10⁸ queries). So n ∝ c², c = 4 the constant
+k_1 ≈ (21·4·√ln(4/δ_1)/ε_bt)² runs at δ_1 ≈ δ*/(4t_1) ≈ 4·10⁻¹⁶ (forced by
+Σ_i δ(i) ≤ δ* over its t_1 ≈ 6·10⁸ queries). So n ∝ c², c = 4 the constant
 of Thm 4.3's noise (and its gap 4σ = 16/ε·√…): reaching 10⁷ at ε = 1, d = 2
 needs c ≈ 2, i.e. a sharper BetweenThresholds privacy theorem; every other
 factor here is a margin of a few σ or a logarithm.
@@ -89,8 +95,9 @@ own audits and twins.
 import math
 from dataclasses import replace
 
-__all__ = ["STOPPER_SHARE", "STOPPER_SHARES", "parts", "sharp_checks",
-           "solve_initial_copies", "solve_sharp_phase", "strip_rows"]
+__all__ = ["STOPPER_SHARE", "STOPPER_SHARES", "initial_rows", "parts", "phase_alpha",
+           "rows_needed", "sharp_checks", "solve_initial_copies", "solve_sharp_phase",
+           "strip_rows"]
 
 #: Fraction s of ε given to the svt Stopper under explicit overrides (audits, tests).
 STOPPER_SHARE = 0.0625
@@ -105,6 +112,23 @@ def parts(d):
     return 2 * d
 
 
+def phase_alpha(alpha, p):
+    """α_p: the error phase p may add (3α/4, then α/2^(p+1); Σ_p α_p = α, see 6.)."""
+    return 0.75 * alpha if p == 1 else alpha / 2 ** (p + 1)
+
+
+def rows_needed(d, nxt, alpha_p, beta_p):
+    """D-points phase p must see: (2d)²·r_{p+1}/α_{p+1} and 2d·8d·ln(2d/β_p)/α_p."""
+    return parts(d) * max(2 * d * strip_rows(nxt) / nxt.alpha,
+                          8 * d * math.log(2 * d / beta_p) / alpha_p)
+
+
+def initial_rows(d, first, alpha, beta):
+    """The initial sample: (2d)²·r_0/α_1 (r_0 of the initial copies) and 2d·8d·ln(2d/β)/α."""
+    return parts(d) * max(2 * d * strip_rows(first) / phase_alpha(alpha, 1),
+                          8 * d * math.log(2 * d / beta) / alpha)
+
+
 def strip_rows(q):
     """r_p = m_p − t_l + σ_p: the ranks of a slice whose queries read "outside".
 
@@ -113,7 +137,7 @@ def strip_rows(q):
     at most m_p − t_l + σ_p ranks of the part's positives (Σ_{i≥1} P(Lap(σ) ≥ i)
     ≤ σ). Their mass is r_p·2d/n (the part holds n·P(pos)/(2d) positives, each
     rank 1/that of the positive mass), so the 2d copies err on ≤ (2d)²·r_p/n of D,
-    ≤ α_1 = α/2 when n ≥ 2d·4d·r_1/α — and likewise t_p for phase p + 1.
+    ≤ α_1 when n ≥ (2d)²·r_1/α_1 — and likewise t_p for phase p + 1.
     """
     return max(q.slice_size - q.threshold + q.bt_noise_scale, 1.0)
 
@@ -236,7 +260,7 @@ def sharp_checks(q, nxt, d, gamma, with_utility, restart=None, epsilon=None):
             checks.append((q.max_hard >= restart.slice_size + _stopper_tail(restart) - 1e-9,
                            "k ≥ m_1 + (4/ε_s)·ln(4(t_1+1)/β_1)"))
         else:
-            need = parts(d) * max(4 * d * strip_rows(nxt), 8 * d * math.log(2 * d / q.beta))
-            checks.append((q.length * gamma * q.alpha >= need * (1 - 1e-12),
-                           "t_p ≥ 2d·max(4d·r_{p+1}, 8d·ln(2d/β_p))/(γ·α_p)"))
+            need = rows_needed(d, nxt, q.alpha, q.beta)
+            checks.append((q.length * gamma >= need * (1 - 1e-12),
+                           "t_p ≥ 2d·max(2d·r_{p+1}/α_{p+1}, 8d·ln(2d/β_p)/α_p)/γ"))
     return checks

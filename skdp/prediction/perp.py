@@ -84,8 +84,8 @@ class RectanglesPERPClassifier(_PERPBase):
         independent random partition of the positives into 2d parts (each copy
         at ε_bt + ε_s = ε, δ_0 = δ_p), ChallengeBT with the pure-DP svt Stopper,
         and thresholds set by margins instead of union bounds, the initial
-        sample's copies at δ(0) = δ*/4 (about 3.6·10⁷ rows at ε = 1, 2.3·10⁶ at
-        ε = 4, 5.9·10³ at ε = 100; its own privacy lemma is in
+        sample's copies at δ(0) = δ*/4, α_1 = 3α/4 (about 2.7·10⁷ rows at ε = 1,
+        1.7·10⁶ at ε = 4, 4.1·10³ at ε = 100; its own privacy lemma is in
         ``skdp.prediction._perp_sharp``). :func:`perp_parameters` documents
         all three; ``parameters_`` holds the schedule in use.
     slice_size, max_hard : int, optional
