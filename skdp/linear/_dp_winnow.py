@@ -5,9 +5,7 @@ schedule (default, a practical variant) or where a sparse-vector instance fires.
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,8 +19,6 @@ from ..base import PrivateEstimatorMixin
 from ..mechanisms import exponential_mechanism
 from ._base import MultiplicativeWeightsMixin
 from ._horizon import DEFAULT_STREAM_HORIZON, StreamHorizonMixin
-from ._parameters import solve_dp_winnow_parameters
-from ._schedule import solve_schedule
 from ._scheduled import ScheduledUpdatesMixin
 from ._sparse_vector import SparseVectorUpdatesMixin
 
@@ -125,7 +121,8 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     coef_, intercept_ : ndarray
         Effective released weights (w̃⁺ − w̃⁻) on x and on the bias.
     weights_ : ndarray of shape (n_coords,)
-        The released w̃ (multiples of 1/m).
+        The released w̃ (multiples of 1/m; in the guard's fallback (1 ± b)/2 on the
+        ±bias coordinates, b = 2c̃/n_c − 1 from the released count).
     parameters_ : DPWinnowSchedule or DPWinnowParameters
         The constants used, the guard's verdict (``learns``, ``rows_to_learn``) and
         ``privacy_events`` (what the run costs, for :func:`skdp.accounting.account`).
@@ -325,27 +322,9 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
 
     def _resolve_parameters(self, n_features, horizon):
         epsilon, delta = self._check_privacy_params()
-        if self.setting == "scheduled":
-            if self.threshold is not None:
-                raise ValueError(
-                    f"{type(self).__name__}: threshold is the sparse-vector threshold of "
-                    "setting='practical' or 'theory'; the scheduled setting has none.")
-            return epsilon, delta, solve_schedule(
-                epsilon, delta, float(self._margin_value(n_features)), int(horizon),
-                self._n_coords(n_features),
-                fit_intercept=bool(self.fit_intercept and self.double_features),
-                max_updates=self.max_updates, n_samples=self.n_samples, window=self.window)
-        if self.window is not None:
-            raise ValueError(f"{type(self).__name__}: window applies to setting='scheduled'.")
-        params = solve_dp_winnow_parameters(
-            epsilon, delta, self._margin_value(n_features), horizon,
-            self._n_coords(n_features), beta=self.beta, confidence=self.confidence,
-            setting=self.setting, max_updates=self.max_updates,
-            n_samples=self.n_samples, threshold=self.threshold,
-        )
-        if not params.feasible:
-            raise ValueError(f"{type(self).__name__}: no valid parameters: {params.reason}")
-        return epsilon, delta, params
+        solve = (self._solve_schedule if self.setting == "scheduled"
+                 else self._solve_sparse_vector)
+        return epsilon, delta, solve(epsilon, delta, n_features, horizon)
 
     # ----------------------------------------------------------------- stream hooks
     def _start_stream(self, X, first_call, from_fit):
@@ -353,10 +332,6 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         if first_call:
             horizon = self.n_rounds or (n if from_fit else DEFAULT_STREAM_HORIZON)
             epsilon, delta, params = self._resolve_parameters(X.shape[1], horizon)
-            if from_fit and params.setting == "scheduled" and params.max_updates == 0:
-                # fit releases only its final state, so the guard's constant may count
-                # every row it is given (n and T are public) instead of the first few
-                params = replace(params, count_rows=min(horizon, n))
             beyond = self._check_horizon(0, n, horizon)  # may refuse: before the charge
             self._begin_stream(epsilon, delta, from_fit)
             self.parameters_ = params
@@ -366,19 +341,10 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
             self._horizon_warned = False
             if beyond:
                 self._warn_horizon(horizon)
-            if params.setting != "scheduled" and params.max_updates > horizon:
-                warnings.warn(
-                    f"{type(self).__name__}: the solved K={params.max_updates} updates "
-                    f"exceed the horizon n_rounds={horizon}: the sparse-vector learner "
-                    "cannot make the updates its mistake bound needs within the stream. "
-                    "setting='scheduled' sizes K to the horizon.", UserWarning, stacklevel=5)
-            if params.setting == "scheduled" and params.max_updates == 0:
-                warnings.warn(
-                    f"{type(self).__name__} cannot learn within n_rounds={horizon} rows at "
-                    f"these public parameters ({params.reason}); it predicts a privately "
-                    "estimated constant instead (one noisy label count, all of ε). A "
-                    "larger ε, margin or horizon moves it into the region where it learns "
-                    "(see benchmarks/results/winnow.md).", UserWarning, stacklevel=5)
+            if params.setting == "scheduled":
+                self._start_schedule(n, from_fit)
+            else:
+                self._start_sparse_vector()
             return
         # Compare-and-swap: a stale copy (older pickle, deepcopy branch) is refused here,
         # before it touches its private state.

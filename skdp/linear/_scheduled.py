@@ -7,12 +7,14 @@ The privacy argument is in :class:`~skdp.linear.DPWinnowClassifier` (Lemma S).
 
 import math
 import warnings
+from dataclasses import replace
 
 import numpy as np
 
 from ..exceptions import PrivacyWarning
 from ..mechanisms import geometric_mechanism
 from ._base import _prediction_errors
+from ._schedule import solve_schedule
 
 __all__ = ["ScheduledUpdatesMixin"]
 
@@ -23,6 +25,33 @@ class ScheduledUpdatesMixin:
     Needs ``parameters_`` (a :class:`~skdp.linear._schedule.DPWinnowSchedule`),
     ``_scores``, ``_release_weights``, ``_child_rng`` and ``_cap`` from the host.
     """
+
+    def _solve_schedule(self, epsilon, delta, n_features, horizon):
+        if self.threshold is not None:
+            raise ValueError(
+                f"{type(self).__name__}: threshold is the sparse-vector threshold of "
+                "setting='practical' or 'theory'; the scheduled setting has none.")
+        return solve_schedule(
+            epsilon, delta, float(self._margin_value(n_features)), int(horizon),
+            self._n_coords(n_features),
+            fit_intercept=bool(self.fit_intercept and self.double_features),
+            max_updates=self.max_updates, n_samples=self.n_samples, window=self.window)
+
+    def _start_schedule(self, n_rows, from_fit):
+        """At the start of a stream, when the guard rules learning out: ``fit``, which
+        releases only its final state, lets the constant count every row it is given
+        (n and T are public) instead of the first few; and warn."""
+        p = self.parameters_
+        if p.max_updates > 0:
+            return
+        if from_fit:
+            self.parameters_ = replace(p, count_rows=min(self.n_rounds_, n_rows))
+        warnings.warn(
+            f"{type(self).__name__} cannot learn within n_rounds={self.n_rounds_} rows at "
+            f"these public parameters ({p.reason}); it predicts a privately "
+            "estimated constant instead (one noisy label count, all of ε). A "
+            "larger ε, margin or horizon moves it into the region where it learns "
+            "(see benchmarks/results/winnow.md).", UserWarning, stacklevel=6)
 
     def _init_schedule(self):
         self._in_window = 0

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..exceptions import PrivacyWarning
 from ..mechanisms import AboveThreshold
+from ._parameters import solve_dp_winnow_parameters
 
 __all__ = ["SparseVectorUpdatesMixin"]
 
@@ -23,6 +24,28 @@ class SparseVectorUpdatesMixin:
     ``_cap`` from the host; the block loop of ``MultiplicativeWeightsMixin`` calls
     ``_scan`` and ``_apply_update``.
     """
+
+    def _solve_sparse_vector(self, epsilon, delta, n_features, horizon):
+        if self.window is not None:
+            raise ValueError(f"{type(self).__name__}: window applies to setting='scheduled'.")
+        params = solve_dp_winnow_parameters(
+            epsilon, delta, self._margin_value(n_features), horizon,
+            self._n_coords(n_features), beta=self.beta, confidence=self.confidence,
+            setting=self.setting, max_updates=self.max_updates,
+            n_samples=self.n_samples, threshold=self.threshold,
+        )
+        if not params.feasible:
+            raise ValueError(f"{type(self).__name__}: no valid parameters: {params.reason}")
+        return params
+
+    def _start_sparse_vector(self):
+        if self.parameters_.max_updates > self.n_rounds_:
+            warnings.warn(
+                f"{type(self).__name__}: the solved K={self.parameters_.max_updates} "
+                f"updates exceed the horizon n_rounds={self.n_rounds_}: the sparse-vector "
+                "learner cannot make the updates its mistake bound needs within the "
+                "stream. setting='scheduled' sizes K to the horizon.", UserWarning,
+                stacklevel=6)
 
     def _init_sparse_vector(self):
         self._count = 0
