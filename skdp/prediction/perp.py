@@ -23,7 +23,7 @@ _PRIVACY_COMMON = """
     first data-dependent answer charges (ε, δ(0)), every answered query its δ(i)
     (ε is not summed over records — each record's loss is ε). With too few rows
     the first answer charges (ε, 0) for one noisy count instead (see
-    :func:`~skdp.prediction._perp_base.noisy_majority_score`), and the queries
+    :func:`~skdp.prediction._perp_scores.noisy_majority_score`), and the queries
     are never looked at. Privacy holds for
     any query stream, realizable or not, γ-fraction or not; only utility needs the
     assumptions. What is capped: every ChallengeBT copy halts through its Stopper

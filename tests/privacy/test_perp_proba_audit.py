@@ -18,7 +18,7 @@ from test_perp_sharp_audit import _audit as sharp_audit
 from test_perp_sharp_audit import _Audited as Audited
 
 from skdp.audit import audit_mechanism
-from skdp.prediction._perp_base import noisy_majority_score
+from skdp.prediction._perp_scores import noisy_majority_score
 
 ALPHA = 1e-6
 EPS = 1.0
