@@ -14,8 +14,10 @@ import functools
 import math
 import numbers
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .._validation import check_delta, check_epsilon
 from ..accounting import DeltaSchedule
@@ -74,7 +76,7 @@ class PERPParameters:
     initial_copies: PhaseParameters | None = field(default=None, repr=False)
 
     @property
-    def initial_delta(self):
+    def initial_delta(self) -> float:
         """δ(0): the initial sample's δ (δ_1, or δ*/4 for "sharp")."""
         return (self.initial_copies or self.phases[0]).delta
 
@@ -82,34 +84,34 @@ class PERPParameters:
         return np.array([getattr(q, name) for q in self.phases], dtype=dtype)
 
     @property
-    def alpha_p(self):
+    def alpha_p(self) -> NDArray[Any]:
         return self._column("alpha")
 
     @property
-    def beta_p(self):
+    def beta_p(self) -> NDArray[Any]:
         return self._column("beta")
 
     @property
-    def delta_p(self):
+    def delta_p(self) -> NDArray[Any]:
         return self._column("delta")
 
     @property
-    def m_p(self):
+    def m_p(self) -> NDArray[Any]:
         return self._column("slice_size", np.int64)
 
     @property
-    def k_p(self):
+    def k_p(self) -> NDArray[Any]:
         return self._column("max_hard", np.int64)
 
     @property
-    def t_p(self):
+    def t_p(self) -> NDArray[Any]:
         return self._column("length", float)
 
     @property
-    def Delta_p(self):
+    def Delta_p(self) -> NDArray[Any]:
         return self._column("threshold")
 
-    def phase(self, p):
+    def phase(self, p: int) -> PhaseParameters:
         """Parameters of any phase p ≥ 1 (computed on demand beyond ``n_phases``)."""
         if p <= len(self.phases):
             return self.phases[p - 1]
@@ -178,9 +180,11 @@ def _check_unit(value, name, *, upper_closed=False):
 _OVERRIDES = ("slice_size", "max_hard", "threshold", "first_phase_length")
 
 
-def perp_parameters(epsilon, delta, alpha, beta, gamma, n_features, *, preset="paper",
-                    n_phases=5, slice_size=None, max_hard=None, threshold=None,
-                    first_phase_length=None):
+def perp_parameters(epsilon: float, delta: float, alpha: float, beta: float, gamma: float,
+                    n_features: int, *, preset: str = "paper", n_phases: int = 5,
+                    slice_size: int | None = None, max_hard: int | None = None,
+                    threshold: float | None = None,
+                    first_phase_length: int | None = None) -> PERPParameters:
     r"""Per-phase parameters (α_p, β_p, δ_p, m_p, k_p, t_p, Δ_p) of RectanglesPERP.
 
     Parameters
