@@ -54,7 +54,8 @@ class CoverResult:
 
 
 def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empty=False,
-                 score="errors", error_weight=1.0, negations=False, allow_true=True):
+                 score="errors", error_weight=1.0, negations=False, allow_true=True,
+                 weights=None, unit=1, choose_default=True, fallback=None):
     """Run the greedy cover and return the decision list.
 
     Parameters
@@ -88,6 +89,20 @@ def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empt
         its literals (on the remaining rows one covers nothing, the other all).
     allow_true : bool, default=True
         Offer T at every rule step (choosing it ends the list with its label).
+    weights : ndarray of int64 of shape (n_samples,), optional
+        Integer row weights in units of ``unit`` (a row of weight ``unit`` counts as
+        one row); every count below is then a sum of weights, and the scores are
+        divided by ``unit``. ``None``: every row counts 1.
+    unit : int, default=1
+        The weight of one whole row.
+    fallback : callable, optional
+        Non-private use only: when ``select`` returns −1, ``fallback(block, totals)``
+        gets the covered weights per label of the available literals (rows, in the
+        order above, without T) and of all remaining rows, and returns the position
+        to take instead, or −1 to end the list.
+    choose_default : bool, default=True
+        Run the final default selection. ``False``: the list ends after its rules
+        with ``default = -1`` (the caller labels it, e.g. from released counts).
 
     Returns
     -------
@@ -97,11 +112,14 @@ def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empt
     C = int(n_classes)
     indptr, indices = X_csr.indptr, X_csr.indices
     row_of_entry = np.repeat(np.arange(n_samples), np.diff(indptr))
-    # counts[f, c] = #{remaining rows with x_f = 1 and label c}; T's row is the totals.
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    # counts[f, c] = weight of the remaining rows with x_f = 1 and label c (exact: the
+    # integer weights' sums stay far below 2**53); T's row is the totals.
     counts = np.bincount(
-        indices * C + y_codes[row_of_entry], minlength=n_features * C
+        indices * C + y_codes[row_of_entry], minlength=n_features * C,
+        weights=None if w is None else w[row_of_entry],
     ).astype(np.int64).reshape(n_features, C)
-    totals = np.bincount(y_codes, minlength=C).astype(np.int64)
+    totals = np.bincount(y_codes, minlength=C, weights=w).astype(np.int64)
     # Column access (rows each feature fires on), built once in O(nnz).
     if indices.size > 50_000:
         X_csc = X_csr.tocsc()
@@ -135,7 +153,11 @@ def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empt
             scores = ((1.0 + error_weight) * block - error_weight * cover[:, None]).ravel()
         else:
             scores = (block - cover[:, None]).ravel()  # −(covered rows with another label)
+        if unit != 1:
+            scores = scores / unit
         pick = int(select(scores, np.repeat(cover, C), False))
+        if pick < 0 and fallback is not None:
+            pick = int(fallback(block[:n_lit], totals))
         if pick < 0:
             break
         steps += 1
@@ -160,15 +182,20 @@ def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empt
             remaining[newly] = False
             covered = X_csr[newly]  # the rows' features, by scipy's row indexing (C code)
             lab = y_codes[newly]
+            wn = None if w is None else w[newly]
             counts -= np.bincount(
                 covered.indices * C + np.repeat(lab, np.diff(covered.indptr)),
                 minlength=n_features * C,
-            ).reshape(n_features, C)
-            totals -= np.bincount(lab, minlength=C)
-    if default is None:
+                weights=None if wn is None else np.repeat(wn, np.diff(covered.indptr)),
+            ).astype(np.int64).reshape(n_features, C)
+            totals -= np.bincount(lab, minlength=C, weights=wn).astype(np.int64)
+    if default is None and not choose_default:
+        default = -1
+    elif default is None:
         # The final default rule (T, b): one more selection over the labels only.
         cover = np.full(C, totals.sum())
-        pick = int(select(totals if score == "net" else totals - cover, cover, True))
+        scores = totals if score == "net" else totals - cover
+        pick = int(select(scores / unit if unit != 1 else scores, cover, True))
         steps += 1
         default = pick
     return CoverResult(features, labels, default, steps, signs)

@@ -7,8 +7,9 @@ from _planted import planted
 from scipy.stats import chisquare
 
 from skdp import PrivacyBudget
-from skdp.accounting import BoundedRange, account
+from skdp.accounting import account
 from skdp.decision_list import DPDecisionListClassifier, GreedyDecisionListClassifier
+from skdp.decision_list._accounting import release_events
 from skdp.decision_list._greedy_cover import greedy_cover, predict_codes
 from skdp.decision_list._net_cover import default_n_rules, net_selector
 
@@ -73,21 +74,21 @@ def test_default_number_of_rules_uses_public_quantities_only():
     for n in (200, 3000):  # n does not change the list's length or the steps
         clf = DPDecisionListClassifier(epsilon=2.0, classes=[0, 1], random_state=0)
         clf.fit(X[:n], y[:n])
-        assert len(clf.rules_) == 4 and clf.n_selections_ == 5
+        assert len(clf.rules_) == 4 and clf.n_selections_ == 4  # + the noisy histogram
 
 
 def test_net_cover_accounting():
     X, y = planted()
-    # ε = 4: 8 rules + default = 9 bounded-range steps through the accountant
+    # ε = 4: 8 bounded-range rule steps + the ε̂/2 histogram through the accountant
     clf = DPDecisionListClassifier(epsilon=4.0, classes=[0, 1], random_state=0).fit(X, y)
-    assert clf.accounting_ == "tight" and clf.step_epsilon_ > 1.01 * 4.0 / 9
-    assert account([(BoundedRange(clf.step_epsilon_), 9)]).epsilon(1e-6) <= 4.0
+    assert clf.accounting_ == "tight" and clf.step_epsilon_ > 1.01 * 4.0 / 8.5
+    assert account(release_events(clf.step_epsilon_, 9)).epsilon(1e-6) <= 4.0
     assert clf.privacy_spent_ == (4.0, 1e-6)
-    # "paper" (the prototype's accounting) and "basic": ε/(K + 1), pure
+    # "paper" (the prototype's accounting) and "basic": ε/(K + 1/2), pure
     for accounting in ("paper", "basic"):
         clf = DPDecisionListClassifier(epsilon=4.0, accounting=accounting, classes=[0, 1],
                                        random_state=0).fit(X, y)
-        assert clf.accounting_ == "basic" and clf.step_epsilon_ == pytest.approx(4.0 / 9)
+        assert clf.accounting_ == "basic" and clf.step_epsilon_ == pytest.approx(4.0 / 8.5)
         assert clf.privacy_spent_ == (4.0, 0.0)
 
 

@@ -15,7 +15,8 @@ Two pairs:
 
 Broken twins the same audits catch: a net cover whose rule step treats the score as
 sensitivity 1 (∝ exp(ε̂q/2), the "score with sensitivity (1 + λ)/2 run as if 1" bug),
-and one whose default is the exact majority of the remaining rows.
+and one whose counts are released without noise (its default is the exact majority of
+the remaining rows).
 """
 
 import numpy as np
@@ -24,7 +25,7 @@ import scipy.sparse as sp
 from _decision_list_audit_runs import (
     D0,
     D1,
-    NonPrivateDefault,
+    NoiselessCounts,
     private_run,
     private_sampler,
     sharp_pair,
@@ -87,7 +88,7 @@ def test_net_cover_audit(epsilon, delta, negations, accounting):
 
 
 def test_negative_control_majority_default():
-    clf = NonPrivateDefault(epsilon=2.0, delta=0.0, max_rules=1)
+    clf = NoiselessCounts(epsilon=2.0, delta=0.0, max_rules=1)
     result = audit_mechanism(_sampler(clf), D0, D1, n_samples=3_000)
     print(result)
     assert result.epsilon_lower_bound > 2.0, result
