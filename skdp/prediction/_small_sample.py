@@ -39,7 +39,7 @@ import numpy as np
 from ..exceptions import BudgetExhaustedError
 from ._base import QueryBudgetExhaustedError
 from ._teachers import _Blocks, _partition, make_teachers
-from .subsample_aggregate import VoteScores, _composed_epsilon, _per_query_epsilon, noisy_counts
+from .subsample_aggregate import VoteScores, _composed_epsilon, _NoisyCounts, _per_query_epsilon
 
 __all__: list[str] = []
 
@@ -47,7 +47,7 @@ _RESERVE = "reserved the subsample-and-aggregate fallback"
 _QUERIES = "fallback queries "
 
 
-class _SmallSampleFallback:
+class _SmallSampleFallback(_NoisyCounts):
     """The small-sample half of PrivatePredictor (see the module docstring)."""
 
     def _fallback_epsilon(self):
@@ -93,5 +93,5 @@ class _SmallSampleFallback:
             except BudgetExhaustedError as exc:
                 raise QueryBudgetExhaustedError(str(exc), np.empty(0)) from exc
         self._mark(f"{_QUERIES}{used + 1}-{used + n}")
-        noisy = noisy_counts(state.fallback, X, eps_q, state.rng)
+        noisy = self._release_counts(state.fallback, X, eps_q)
         return state.scores(noisy, state.fallback.data.n_blocks, eps_q, state.rng)

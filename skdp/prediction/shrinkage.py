@@ -14,21 +14,19 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..accounting import PrivacyBudget
 from ..exceptions import PrivacyParameterError, PrivacyWarning
-from ..hypotheses import Halfspaces, HypothesisClass
+from ..hypotheses import HypothesisClass
 from ._base import QueryBudgetedPredictor, _StreamState
 from ._scored import _AnswerCache, _ScoredAnswers
 from ._shrinkage_answering import _ShrinkageAnswering
+from ._shrinkage_config import _ShrinkageConfig
 from ._shrinkage_parameters import (
     ACCOUNTING,
     CALIBRATIONS,
-    design,
     shrinkage_parameters,
-    stemmer_cutoff,
 )
 from ._small_sample import _SmallSampleFallback
 from ._teachers import (
     TEACHER_PARAMETER_CONSTRAINTS,
-    _as_hypothesis_class,
     _Blocks,
     _partition,
     make_teachers,
@@ -41,7 +39,7 @@ __all__ = ["PrivatePredictor", "shrinkage_parameters"]
 
 
 class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering,
-                       QueryBudgetedPredictor):
+                       _ShrinkageConfig, QueryBudgetedPredictor):
     """Yan's private predictor: noisy teacher votes that pay only for hard queries.
 
     ``fit(X, y)`` splits the labelled sample into ``k`` disjoint random blocks and
@@ -309,47 +307,6 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ fitting
-    def _check_config(self, n_features):
-        if self.hypotheses is not None and self.estimator is not None:
-            raise ValueError("Pass either hypotheses= or estimator=, not both.")
-        thresholds = self.thresholds
-        if thresholds != "auto":
-            thresholds = tuple(float(t) for t in thresholds)
-            if len(thresholds) != 2 or not 0.0 <= thresholds[0] < thresholds[1] <= 1.0:
-                raise ValueError("thresholds must be (t_l, t_u) with 0 ≤ t_l < t_u ≤ 1, got "
-                                 f"{self.thresholds!r}.")
-        if self.estimator is not None:
-            if not hasattr(self.estimator, "fit") or not hasattr(self.estimator, "predict"):
-                raise TypeError("estimator must be a scikit-learn classifier (fit/predict).")
-            # A plain binary L2 LogisticRegression is the Halfspaces(d, C) class.
-            hyp = _as_hypothesis_class(self.estimator, n_features)
-            if hyp is None and self.mode == "halfspace":
-                raise ValueError("mode='halfspace' needs halfspace teachers: "
-                                 "hypotheses=Halfspaces(d) or estimator=LogisticRegression() "
-                                 "(binary, L2, with intercept, no class_weight).")
-            if hyp is None or self.mode == "oblivious":
-                return None, thresholds, "oblivious"
-            return hyp, thresholds, "halfspace"
-        hyp = self.hypotheses if self.hypotheses is not None else Halfspaces(n_features)
-        if self.mode == "halfspace" and not hyp.supports_through:
-            raise ValueError(
-                f"mode='halfspace' needs a class supporting through= (Halfspaces), got {hyp!r}."
-            )
-        n_hyp = getattr(hyp, "n_features", None)
-        if n_hyp is not None and n_hyp != n_features:
-            raise ValueError(f"{hyp!r} expects {n_hyp} feature(s); X has {n_features}.")
-        mode = self.mode
-        if mode == "auto":
-            mode = "halfspace" if hyp.supports_through else "oblivious"
-        return hyp, thresholds, mode
-
-    def _resolve_cap(self, n_features, delta):
-        if self.max_hard_queries != "auto":
-            return int(self.max_hard_queries)
-        if self.mode_ == "halfspace":
-            return n_features + 1
-        return stemmer_cutoff(delta, 1)
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Split ``(X, y)`` into disjoint blocks and train one teacher per block.
@@ -364,23 +321,8 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
             raise PrivacyParameterError("PrivatePredictor needs δ > 0 (BetweenThresholds).")
         X, y = self._validate_training_data(X, y, reset=True)
         classes = self._set_classes(y, classes)
-        hyp, thresholds, self.mode_ = self._check_config(X.shape[1])
-        cap = self._resolve_cap(X.shape[1], delta)
-        if thresholds == "auto":
-            params = design(epsilon, delta, cap, self.accounting, self.calibration,
-                            self.planned_queries)
-        else:
-            params = shrinkage_parameters(epsilon, delta, cap, self.accounting,
-                                          self.calibration, thresholds)
+        hyp, self.mode_, cap, params, k = self._plan_for(epsilon, delta, X.shape[1])
         k_min = params["min_teachers"]
-        k = k_min if self.n_teachers == "auto" else int(self.n_teachers)
-        if k < k_min:
-            raise PrivacyParameterError(
-                f"n_teachers={k} is below the {k_min} teachers BetweenThresholds' gap "
-                f"condition needs at ε_bt={params['epsilon_bt']:.4g}, δ_bt="
-                f"{params['delta_bt']:.3g} ({params['calibration']} calibration). Use "
-                "n_teachers='auto', a larger ε, wider thresholds or a smaller max_hard_queries."
-            )
         if X.shape[0] < k and self.small_sample == "raise":
             raise ValueError(self._too_few_rows_message(X.shape[0], k))
         self.classes_ = classes
@@ -418,12 +360,6 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         self._build_teachers()
         return self
 
-    def _too_few_rows_message(self, n, k):
-        return (f"{type(self).__name__}: {n} labelled rows cannot make the {k} teachers "
-                f"BetweenThresholds needs at ε = {float(self.epsilon):g}, δ = "
-                f"{float(self.delta):g}; at least {k} rows are needed (one per teacher; "
-                "several per teacher for accurate answers).")
-
     def _build_teachers(self):
         state = self._state
         X, y_pm = state.pending
@@ -450,9 +386,7 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         return self._add_blocks(X, y, classes)
 
     def _add_blocks(self, X, y, classes):
-        X, y = self._validate_training_data(X, y, reset=False)
-        self._check_later_partial_fit(y, classes)
-        y_pm = self._to_pm(y)
+        X, y_pm = self._later_partial_fit_rows(X, y, classes)
         state = self._state
         if state.teachers is None:
             # Still too few rows: pool them and build the teachers once there are

@@ -74,14 +74,19 @@ def _composed_epsilon(eps_q, delta, j, accounting):
     return account([(DiscreteLaplace(eps_q), j)]).epsilon(delta)
 
 
-def noisy_counts(teachers, X: NDArray[np.float64], eps_q: float,
-                 rng: np.random.Generator) -> NDArray[np.int64]:
-    """One ε_q-DP release per row: the count of teachers voting +1 plus exact discrete
-    Laplace noise (:func:`~skdp.mechanisms.geometric_mechanism`; sensitivity 1, since
-    one changed row changes one teacher of disjoint blocks)."""
-    k = teachers.data.n_blocks
-    counts = np.rint(teachers.vote(X) * k).astype(np.int64)
-    return np.asarray(geometric_mechanism(counts, eps_q, random_state=rng), dtype=np.int64)
+class _NoisyCounts:
+    """The one release of subsample-and-aggregate (its fallback use in Yan's predictor
+    shares it)."""
+
+    def _release_counts(self, teachers, X, eps_q):
+        """One ε_q-DP release per row: the count of teachers voting +1 plus exact
+        discrete Laplace noise (:func:`~skdp.mechanisms.geometric_mechanism`;
+        sensitivity 1, since one changed row changes one teacher of disjoint blocks).
+        A hook the privacy audit's broken variant overrides; nothing else should."""
+        k = teachers.data.n_blocks
+        counts = np.rint(teachers.vote(X) * k).astype(np.int64)
+        return np.asarray(geometric_mechanism(counts, eps_q, random_state=self._state.rng),
+                          dtype=np.int64)
 
 
 class VoteScores:
@@ -119,7 +124,7 @@ class VoteScores:
         return np.where(p == 0.5, np.where(coin, 0.5 + 1e-9, 0.5 - 1e-9), p)
 
 
-class SubsampleAggregatePredictor(_ScoredAnswers, QueryBudgetedPredictor):
+class SubsampleAggregatePredictor(_ScoredAnswers, _NoisyCounts, QueryBudgetedPredictor):
     """Dwork–Feldman subsample-and-aggregate: a noisy majority of k teachers per query.
 
     ``fit`` trains one teacher per disjoint random block. Each new query releases
@@ -330,6 +335,6 @@ class SubsampleAggregatePredictor(_ScoredAnswers, QueryBudgetedPredictor):
         except BudgetExhaustedError as exc:
             raise QueryBudgetExhaustedError(str(exc)) from exc
         state = self._state
-        noisy = noisy_counts(state.teachers, X, self.epsilon_query_, state.rng)
+        noisy = self._release_counts(state.teachers, X, self.epsilon_query_)
         return state.scores(noisy, state.teachers.data.n_blocks, self.epsilon_query_,
                             state.rng)
