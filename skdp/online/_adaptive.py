@@ -2,7 +2,10 @@
 
 import numbers
 import warnings
+from typing import Any
 
+import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._streams import keyed_generator
@@ -249,11 +252,15 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         "classes": ["array-like", None],
     }
 
-    def __init__(self, epsilon=1.0, delta=1e-6, hypothesis_class=None, n_rounds=None,
-                 beta=0.05, *, preset="practical", n_layers=None, n_sequences=None,
-                 max_list_size=None, max_switches=None, on_inconsistent=None,
-                 accounting="tight", budget=None, random_state=None, verbose=0,
-                 classes=None):
+    def __init__(self, epsilon: float = 1.0, delta: float = 1e-6, hypothesis_class: Any = None,
+                 n_rounds: int | None = None, beta: float = 0.05, *,
+                 preset: str = "practical", n_layers: int | None = None,
+                 n_sequences: int | None = None, max_list_size: int | None = None,
+                 max_switches: int | None = None, on_inconsistent: str | None = None,
+                 accounting: str = "tight", budget: PrivacyBudget | None = None,
+                 random_state: int | np.random.Generator | np.random.RandomState | None = None,
+                 verbose: int = 0,
+                 classes: ArrayLike | None = None) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.hypothesis_class = hypothesis_class

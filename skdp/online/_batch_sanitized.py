@@ -2,8 +2,10 @@
 
 import math
 import numbers
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..accounting import PrivacyBudget
@@ -199,9 +201,13 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
         "classes": ["array-like", None],
     }
 
-    def __init__(self, epsilon=1.0, delta=1e-6, hypothesis_class=None, batch_size="auto",
-                 n_rounds=None, *, learning_rate="adaptive", sanitizer=None, on_failure="skip",
-                 budget=None, random_state=None, verbose=0, classes=None):
+    def __init__(self, epsilon: float = 1.0, delta: float = 1e-6, hypothesis_class: Any = None,
+                 batch_size: int | str = "auto", n_rounds: int | None = None, *,
+                 learning_rate: float | str = "adaptive", sanitizer: Sanitizer | None = None,
+                 on_failure: str = "skip", budget: PrivacyBudget | None = None,
+                 random_state: int | np.random.Generator | np.random.RandomState | None = None,
+                 verbose: int = 0,
+                 classes: ArrayLike | None = None) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.hypothesis_class = hypothesis_class

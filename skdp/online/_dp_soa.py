@@ -3,8 +3,10 @@ base learner, whose frequent hypothesis is published by HistSparse (Alg. 2) or, 
 practical preset, by its competitor-aware variant."""
 
 import numbers
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._streams import keyed_generator
@@ -235,11 +237,16 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         "classes": ["array-like", None],
     }
 
-    def __init__(self, epsilon=1.0, delta=1e-6, hypothesis_class=None, *, n_trees=None,
-                 n_leaves=None, max_switches=None, eta=None, query=None,
-                 on_inconsistent=None, adaptive=False, n_rounds=None, preset="practical",
-                 accounting="tight", budget=None, random_state=None, verbose=0,
-                 classes=None):
+    def __init__(self, epsilon: float = 1.0, delta: float = 1e-6, hypothesis_class: Any = None,
+                 *, n_trees: int | None = None, n_leaves: int | None = None,
+                 max_switches: int | None = None, eta: float | None = None,
+                 query: str | None = None, on_inconsistent: str | None = None,
+                 adaptive: bool = False, n_rounds: int | None = None,
+                 preset: str = "practical", accounting: str = "tight",
+                 budget: PrivacyBudget | None = None,
+                 random_state: int | np.random.Generator | np.random.RandomState | None = None,
+                 verbose: int = 0,
+                 classes: ArrayLike | None = None) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.hypothesis_class = hypothesis_class

@@ -16,8 +16,10 @@ OPE, the learner Li, Wang & Ye's Theorem 4.4 plugs their constructed experts int
 
 import math
 import numbers
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._streams import keyed_generator
@@ -436,10 +438,13 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
     _counter_class = CellTreeCounter
     _class_param = "experts"
 
-    def __init__(self, epsilon=1.0, delta=1e-6, experts=None, n_rounds=None, *,
-                 learning_rate="auto", construction="class", max_experts=20_000,
-                 accounting="tight", budget=None, random_state=None, verbose=0,
-                 classes=None):
+    def __init__(self, epsilon: float = 1.0, delta: float = 1e-6, experts: Any = None,
+                 n_rounds: int | None = None, *, learning_rate: float | str = "auto",
+                 construction: str = "class", max_experts: int = 20_000,
+                 accounting: str = "tight", budget: PrivacyBudget | None = None,
+                 random_state: int | np.random.Generator | np.random.RandomState | None = None,
+                 verbose: int = 0,
+                 classes: ArrayLike | None = None) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.experts = experts

@@ -8,11 +8,14 @@ mistakes"). :class:`SOALearner` implements it; :class:`SOAClassifier` wraps it a
 scikit-learn estimator.
 """
 
+from __future__ import annotations
+
 import warnings
 from collections.abc import Hashable
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.utils._param_validation import StrOptions
 
 from ..hypotheses.littlestone import PointVersionSpace, ThresholdVersionSpace, version_space
@@ -55,20 +58,21 @@ class MistakeBoundedLearner(Protocol):
     def predict_one(self, x: int) -> int:
         """±1 label of the current hypothesis at domain index x."""
 
-    def predict(self, x) -> np.ndarray:
+    def predict(self, x: ArrayLike) -> NDArray[np.int8]:
         """±1 labels (int8) at an array of domain indices: the state is fixed, so vectorised."""
 
     def update(self, x: int, y: int) -> bool:
         """Feed one example; return True iff the state (hence possibly the hypothesis) changed."""
 
-    def copy(self) -> "MistakeBoundedLearner":
+    def copy(self) -> MistakeBoundedLearner:
         """An independent learner in the same state."""
 
     def hypothesis_key(self) -> Hashable | None:
         """Hashable identity of the current hypothesis; None for ⊥ (non-realizable input)."""
 
 
-def first_disagreement(a, b, *, chunk=256):
+def first_disagreement(a: MistakeBoundedLearner, b: MistakeBoundedLearner, *,
+                       chunk: int = 256) -> int | None:
     """First domain index where two base learners' hypotheses differ (None if nowhere).
 
     The tournament step of DP-SOA / Li–Wang–Ye ``Update`` ("choose x̄ with
@@ -132,7 +136,8 @@ def _first_positive_threshold(vs):
 _UNSET = object()
 
 
-def base_learner_for(hypothesis_class, owner, *, on_inconsistent="bottom"):
+def base_learner_for(hypothesis_class: Any, owner: str, *,
+                     on_inconsistent: str = "bottom") -> MistakeBoundedLearner:
     """The base learner a private online learner runs on ``hypothesis_class``.
 
     A :class:`MistakeBoundedLearner` instance plugs in as it is (a copy, so refitting
@@ -151,7 +156,7 @@ def base_learner_for(hypothesis_class, owner, *, on_inconsistent="bottom"):
     return SOALearner(hypothesis_class, on_inconsistent=on_inconsistent)
 
 
-def estimator_base_learner(estimator, paper_preset):
+def estimator_base_learner(estimator: Any, paper_preset: bool) -> MistakeBoundedLearner:
     """The base learner of a private estimator with ``hypothesis_class`` and
     ``on_inconsistent`` parameters: ``on_inconsistent`` defaults to ``"bottom"`` (the
     papers' ⊥) under the paper's preset and to ``"skip"`` under the practical one."""
@@ -210,7 +215,8 @@ class SOALearner:
     #: rows a vertex predicts correctly, vectorised).
     conservative = True
 
-    def __init__(self, hypothesis_class, *, on_inconsistent="bottom", **limits):
+    def __init__(self, hypothesis_class: Any, *, on_inconsistent: str = "bottom",
+                 **limits: Any) -> None:
         if on_inconsistent not in ("bottom", "skip"):
             raise ValueError("on_inconsistent must be 'bottom' or 'skip', got "
                              f"{on_inconsistent!r}.")
@@ -235,7 +241,7 @@ class SOALearner:
                 self._form = None
         return self._form
 
-    def predict_one(self, x):
+    def predict_one(self, x: int) -> int:
         form = self._closed_form()
         if form is None:
             return int(self.version_space.predict(x))
@@ -243,7 +249,7 @@ class SOALearner:
             return 1 if x >= form[1] else -1
         return 1 if x == form[1] else -1
 
-    def predict(self, x):
+    def predict(self, x: ArrayLike) -> NDArray[np.int8]:
         form = self._closed_form()
         if form is None:
             return self.version_space.predict(x)
@@ -251,7 +257,7 @@ class SOALearner:
         hit = x >= form[1] if form[0] == "threshold" else x == form[1]
         return np.where(hit, 1, -1).astype(np.int8)
 
-    def update(self, x, y):
+    def update(self, x: int, y: int) -> bool:
         if self.failed or self.predict_one(x) == y:
             return False
         new = self.version_space.restrict(x, y)
@@ -265,18 +271,18 @@ class SOALearner:
             self._form = _UNSET
         return True
 
-    def copy(self):
+    def copy(self) -> SOALearner:
         new = object.__new__(SOALearner)
         new.__dict__.update(self.__dict__)  # version spaces are immutable: sharing is safe
         return new
 
-    def hypothesis_key(self):
+    def hypothesis_key(self) -> Hashable | None:
         if self.failed:
             return None
         form = self._closed_form()
         return self.version_space.soa_key() if form is None else form
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"SOALearner(n_domain={self.n_domain}, mistake_bound={self.mistake_bound}, "
                 f"n_mistakes={self.n_mistakes}, failed={self.failed})")
 
@@ -353,13 +359,13 @@ class SOAClassifier(OnlineDomainClassifier):
         "on_inconsistent": [StrOptions({"restart", "freeze"})],
     }
 
-    def __init__(self, hypothesis_class=None, *, on_inconsistent="restart"):
+    def __init__(self, hypothesis_class: Any = None, *, on_inconsistent: str = "restart") -> None:
         self.hypothesis_class = hypothesis_class
         self.on_inconsistent = on_inconsistent
 
     # ----------------------------------------------------------------- stream hooks
     @property
-    def n_mistakes_(self):
+    def n_mistakes_(self) -> int:
         """Online mistakes on the training stream (exact: this learner is not private)."""
         return self._n_mistakes
 
