@@ -348,10 +348,12 @@ class OnlineDomainClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Rows to score (as in :meth:`fit`).
 
         Returns
         -------
         ndarray of shape (n_samples,)
+            Scores in [−1, 1].
         """
         return self._released_score(self._domain_of(X))
 
@@ -371,10 +373,12 @@ class OnlineDomainClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Rows, as in :meth:`fit`.
 
         Returns
         -------
         ndarray of shape (n_samples, 2)
+            P(``classes_[0]``) and P(``classes_[1]``) for each row.
         """
         score = self._released_score(self._domain_of(X))
         gamma = self._proba_smoothing  # written so that s = ±1 gives exactly 1 − γ and γ
@@ -389,10 +393,12 @@ class OnlineDomainClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            As in :meth:`predict_proba`.
 
         Returns
         -------
         ndarray of shape (n_samples, 2)
+            log P(``classes_[0]``) and log P(``classes_[1]``) for each row.
         """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
