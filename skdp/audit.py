@@ -19,16 +19,22 @@ inputs that make the mechanism work hard; the audits in ``tests/privacy`` also r
 deliberately broken variants to show the test can fail.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.stats import beta as beta_dist
 
 __all__ = ["AuditResult", "audit_mechanism", "epsilon_lower_bound"]
 
 
-def epsilon_lower_bound(k0, n0, k1, n1, alpha=1e-6, delta=0.0):
+def epsilon_lower_bound(k0: int, n0: int, k1: int, n1: int, alpha: float = 1e-6,
+                        delta: float = 0.0) -> float:
     """Lower confidence bound on ε from event counts under D (k0 of n0) and D′ (k1 of n1).
 
     Returns ``-inf`` when the lower bound on P[M(D) ∈ E] does not exceed δ.
@@ -70,7 +76,7 @@ class AuditResult:
     alpha: float
     delta: float
 
-    def __str__(self):
+    def __str__(self) -> str:
         k0, n0, k1, n1 = self.counts
         return (
             f"ε ≥ {self.epsilon_lower_bound:.3f} (α={self.alpha:g}, δ={self.delta:g}; "
@@ -114,18 +120,18 @@ def _membership_event(chosen_keys):
 
 
 def audit_mechanism(
-    sample,
-    d0,
-    d1,
+    sample: Callable[[Any, int, np.random.Generator], Any],
+    d0: Any,
+    d1: Any,
     *,
-    n_samples,
-    events=None,
-    n_pilot=None,
-    max_events=8,
-    alpha=1e-6,
-    delta=0.0,
-    random_state=0,
-):
+    n_samples: int,
+    events: Sequence[Callable[[Any], NDArray[np.bool_]]] | None = None,
+    n_pilot: int | None = None,
+    max_events: int = 8,
+    alpha: float = 1e-6,
+    delta: float = 0.0,
+    random_state: int = 0,
+) -> AuditResult:
     """Audit ``sample`` on neighbouring inputs ``d0`` and ``d1``.
 
     Parameters
@@ -192,4 +198,5 @@ def audit_mechanism(
                 alpha=alpha,
                 delta=delta,
             )
+    assert best is not None  # directional is never empty: len() divided alpha above
     return best

@@ -5,11 +5,21 @@ Dwork, Naor, Pitassi & Rothblum (2010); Chan, Shi & Song (2011), §3.4 — the
 intervals of a stream.
 """
 
+from __future__ import annotations
+
 import math
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_epsilon, check_finite_array, check_generator, check_positive_int
+from .._validation import (
+    RandomStateLike,
+    check_epsilon,
+    check_finite_array,
+    check_generator,
+    check_positive_int,
+)
 from ..exceptions import MechanismHaltedError
 from .laplace import _rational_scale, discrete_laplace
 
@@ -96,7 +106,8 @@ class BinaryTreeCounter:
     3
     """
 
-    def __init__(self, n_steps, epsilon, *, discrete=False, random_state=None):
+    def __init__(self, n_steps: int, epsilon: float, *, discrete: bool = False,
+                 random_state: RandomStateLike = None) -> None:
         self.n_steps = check_positive_int(n_steps, "n_steps")
         self.epsilon = check_epsilon(epsilon)
         self.discrete = bool(discrete)
@@ -136,7 +147,7 @@ class BinaryTreeCounter:
             arr = arr.astype(np.int64)
         return arr
 
-    def update(self, values):
+    def update(self, values: ArrayLike) -> NDArray[Any]:
         """Consume a block of steps; return the noisy running sum after each of them.
 
         Parameters
@@ -237,7 +248,7 @@ class BinaryTreeCounter:
                 open_sums[j] += cums[m]
         return out, open_sums, new_last
 
-    def simulate(self, values, n_runs):
+    def simulate(self, values: ArrayLike, n_runs: int) -> NDArray[Any]:
         """Outputs of ``n_runs`` independent fresh counters fed ``values`` as one block.
 
         Vectorised over runs, for audits and studies; each row is distributed exactly
@@ -259,7 +270,7 @@ class BinaryTreeCounter:
         out, _, _ = self._block(x, 0, zeros, last, (n_runs,))
         return out
 
-    def error_bound(self, beta, *, uniform=True):
+    def error_bound(self, beta: float, *, uniform: bool = True) -> float:
         """High-probability bound on |released − exact| running sum.
 
         Parameters

@@ -7,9 +7,13 @@ report-noisy-max-with-exponential-noise form) add noise on the score scale and
 take an argmax.
 """
 
+from __future__ import annotations
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import (
+    RandomStateLike,
     check_epsilon,
     check_finite_array,
     check_generator,
@@ -23,7 +27,7 @@ _METHODS = ("gumbel", "permute_and_flip")
 _NOISES = ("laplace", "exponential", "gumbel")
 
 
-def _check_scores(scores):
+def _check_scores(scores: ArrayLike) -> NDArray[np.float64]:
     return check_finite_array(scores, name="scores", ndim=1)
 
 
@@ -60,15 +64,15 @@ def _exponential_noise_max(scores, scale, rng):
 
 
 def exponential_mechanism(
-    scores,
-    epsilon,
-    sensitivity=1.0,
+    scores: ArrayLike,
+    epsilon: float,
+    sensitivity: float = 1.0,
     *,
-    monotonic=False,
-    method="gumbel",
-    size=None,
-    random_state=None,
-):
+    monotonic: bool = False,
+    method: str = "gumbel",
+    size: int | None = None,
+    random_state: RandomStateLike = None,
+) -> int | NDArray[np.int64]:
     """Select an index with probability ∝ exp(ε·score / (2Δ)) (or exp(ε·score/Δ) if monotone).
 
     Privacy
@@ -117,9 +121,9 @@ def exponential_mechanism(
     return _exponential_noise_max(scores, scale, rng)
 
 
-def report_noisy_max(
-    scores, epsilon, sensitivity=1.0, *, monotonic=False, noise="laplace", random_state=None
-):
+def report_noisy_max(scores: ArrayLike, epsilon: float, sensitivity: float = 1.0, *,
+                     monotonic: bool = False, noise: str = "laplace",
+                     random_state: RandomStateLike = None) -> int:
     """Return the index of the largest noisy score.
 
     Privacy

@@ -7,11 +7,22 @@ noisy answer crosses θ = 1 − 3η/32 does it pay for a stable histogram of L_t
 most frequent element as the new h; after c such switches it aborts.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Hashable, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from .._validation import check_delta, check_epsilon, check_generator, check_positive_int
+from .._validation import (
+    RandomStateLike,
+    check_delta,
+    check_epsilon,
+    check_generator,
+    check_positive_int,
+)
 from ..exceptions import MechanismHaltedError
 from .histogram import StableHistogram
 from .sparse_vector import AboveThreshold
@@ -121,8 +132,10 @@ class HistSparse:
     (1, 1)
     """
 
-    def __init__(self, epsilon, delta, n_items, eta, max_switches, *, initial, ignore=None,
-                 svt_share=2 / 3, split=None, random_state=None):
+    def __init__(self, epsilon: float, delta: float, n_items: int, eta: float, max_switches: int, *,
+                 initial: Hashable, ignore: Hashable | None = None, svt_share: float = 2 / 3,
+                 split: tuple[float, float, float] | None = None,
+                 random_state: RandomStateLike = None) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
         if self.delta <= 0.0:
@@ -160,10 +173,11 @@ class HistSparse:
         self._tie_rng = tie_rng
         self.n_switches = 0
         self.n_rounds = 0
-        self.switch_rounds = []
+        self.switch_rounds: list[int] = []
 
     @staticmethod
-    def budget_split(epsilon, delta, max_switches, svt_share=2 / 3):
+    def budget_split(epsilon: float, delta: float, max_switches: int,
+                     svt_share: float = 2 / 3) -> tuple[float, float, float]:
         """(ε_svt, ε_hist, δ_hist) with ε_svt + c·ε_hist = ε and c·δ_hist = δ."""
         return (svt_share * epsilon, (1.0 - svt_share) * epsilon / max_switches,
                 delta / max_switches)
@@ -178,7 +192,7 @@ class HistSparse:
                                random_state=rng)
 
     @property
-    def halted(self):
+    def halted(self) -> bool:
         return self._svt.halted
 
     def _frequency(self, data):
@@ -213,7 +227,8 @@ class HistSparse:
         item = items[pick]
         return item.item() if isinstance(item, np.generic) else item
 
-    def process(self, data, n_rounds=1):
+    def process(self, data: NDArray[Any] | Sequence[Hashable],
+                n_rounds: int = 1) -> tuple[int, bool]:
         """Run ``n_rounds`` rounds whose list is ``data``; stop after a switch.
 
         Parameters

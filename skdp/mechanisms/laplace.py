@@ -7,12 +7,22 @@ whereas the discrete sampler here is exact — every draw is built from unbiased
 integer draws, with no float ever rounded into the output.
 """
 
+from __future__ import annotations
+
 import math
 from fractions import Fraction
+from typing import Any, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_epsilon, check_finite_array, check_generator, check_sensitivity
+from .._validation import (
+    RandomStateLike,
+    check_epsilon,
+    check_finite_array,
+    check_generator,
+    check_sensitivity,
+)
 
 __all__ = [
     "discrete_laplace",
@@ -28,7 +38,16 @@ _SCALE_DENOMINATOR = 2**20
 _MAX_SCALE = 2.0**30
 
 
-def laplace_noise(scale, size=None, random_state=None):
+def _shape(size: Any) -> tuple[int, ...]:
+    """numpy's ``size`` argument as a shape: None → (), a scalar → (size,)."""
+    if size is None:
+        return ()
+    scalar = np.isscalar(size)  # a TypeGuard: inline, it would narrow size for mypy
+    return (size,) if scalar else tuple(size)
+
+
+def laplace_noise(scale: float, size: int | tuple[int, ...] | None = None,
+                  random_state: RandomStateLike = None) -> float | NDArray[np.float64]:
     """Draw Laplace(0, ``scale``) noise (float).
 
     Parameters
@@ -56,7 +75,8 @@ def _laplace_or_zero(scale, size, rng):
     return laplace_noise(scale, size=size, random_state=rng)
 
 
-def laplace_mechanism(values, epsilon, sensitivity=1.0, random_state=None):
+def laplace_mechanism(values: ArrayLike, epsilon: float, sensitivity: float = 1.0,
+                      random_state: RandomStateLike = None) -> float | NDArray[np.float64]:
     """Release ``values + Laplace(sensitivity / epsilon)`` noise, element-wise.
 
     Privacy
@@ -133,7 +153,8 @@ def _count_exp_neg_one_successes(n, rng):
     return counts
 
 
-def discrete_laplace(scale, size=None, random_state=None):
+def discrete_laplace(scale: float, size: int | tuple[int, ...] | None = None,
+                     random_state: RandomStateLike = None) -> int | NDArray[np.int64]:
     """Draw exact discrete Laplace noise: P(Z = z) ∝ exp(-|z| / scale) on the integers.
 
     Also called the two-sided geometric distribution with parameter
@@ -157,7 +178,7 @@ def discrete_laplace(scale, size=None, random_state=None):
     """
     t, s = _rational_scale(scale)
     rng = check_generator(random_state)
-    shape = () if size is None else (size,) if np.isscalar(size) else tuple(size)
+    shape = _shape(size)
     n = int(np.prod(shape, dtype=np.int64))
     out = np.empty(n, dtype=np.int64)
     pending = np.arange(n)
@@ -177,7 +198,8 @@ def discrete_laplace(scale, size=None, random_state=None):
     return int(out[0]) if size is None else out.reshape(shape)
 
 
-def geometric_mechanism(values, epsilon, sensitivity=1, random_state=None):
+def geometric_mechanism(values: ArrayLike, epsilon: float, sensitivity: float = 1,
+                        random_state: RandomStateLike = None) -> int | NDArray[np.int64]:
     """Release integer ``values`` plus exact discrete Laplace(Δ/ε) noise.
 
     Privacy
@@ -214,4 +236,4 @@ def geometric_mechanism(values, epsilon, sensitivity=1, random_state=None):
             )
     arr = arr.astype(np.int64)
     noisy = arr + discrete_laplace(sensitivity / epsilon, size=arr.shape, random_state=random_state)
-    return int(noisy) if noisy.ndim == 0 else noisy
+    return int(noisy) if noisy.ndim == 0 else cast("NDArray[np.int64]", noisy)
