@@ -26,6 +26,8 @@ EMCover does not grow with K, the others do: the tight accountant wins for short
 lists (up to a few hundred steps at δ = 10⁻⁶), EMCover for long ones.
 """
 
+from __future__ import annotations
+
 import functools
 import math
 
@@ -64,7 +66,7 @@ HISTOGRAM_WEIGHT = 0.5
 
 
 
-def emcover_step_epsilon(epsilon, delta):
+def emcover_step_epsilon(epsilon: float, delta: float) -> float:
     """Per-step ε̂ of DP-GreedyCover by EMCover (Bun & Fang, Lemma 18 / Thm 7).
 
     Lemma 18: EMCover whose exponential mechanism samples ∝ exp(ε̂·q) is
@@ -78,13 +80,15 @@ def emcover_step_epsilon(epsilon, delta):
     return min(epsilon / (2.0 * (math.log(1.0 / delta) + 1.5)), _EMCOVER_MAX_STEP_EPSILON)
 
 
-def release_events(step, n_steps):
+def release_events(step: float, n_steps: int) -> list[tuple[object, int]]:
     """The events of one release: n_steps − 1 ε̂-BR selections, the ε̂/2 histogram."""
-    events = [(DiscreteLaplace(HISTOGRAM_WEIGHT * step), 1)]
-    return ([(BoundedRange(step), int(n_steps) - 1)] if n_steps > 1 else []) + events
+    events: list[tuple[object, int]] = [(DiscreteLaplace(HISTOGRAM_WEIGHT * step), 1)]
+    if n_steps > 1:
+        events.insert(0, (BoundedRange(step), int(n_steps) - 1))
+    return events
 
 
-def emcover_histogram_step_epsilon(epsilon, delta):
+def emcover_histogram_step_epsilon(epsilon: float, delta: float) -> float:
     """ε̂ for EMCover's selections plus the ε̂ noisy histogram, by basic composition.
 
     Lemma 18 makes the selections (2ε̂(ln(1/δ) + 3/2), δ)-DP whatever their number;
@@ -98,7 +102,7 @@ def emcover_histogram_step_epsilon(epsilon, delta):
 
 
 @functools.lru_cache(maxsize=256)
-def tight_step_epsilon(epsilon, delta, n_steps):
+def tight_step_epsilon(epsilon: float, delta: float, n_steps: int) -> float:
     """Largest ε̂ such that a release of ``n_steps`` steps at ε̂ each is (ε, δ)-DP.
 
     The steps are n_steps − 1 ε̂-bounded-range selections and the ε̂/2 discrete-Laplace
@@ -113,12 +117,13 @@ def tight_step_epsilon(epsilon, delta, n_steps):
     return max(step, basic_step_epsilon(epsilon, n_steps))  # basic's split is exact
 
 
-def basic_step_epsilon(epsilon, n_steps):
+def basic_step_epsilon(epsilon: float, n_steps: int) -> float:
     """ε̂ = ε/(n_steps − 1 + 1/2): basic composition of the selections and histogram."""
     return epsilon / (n_steps - 1 + HISTOGRAM_WEIGHT)
 
 
-def step_plan(epsilon, delta, n_steps, accounting, *, emcover=True):
+def step_plan(epsilon: float, delta: float, n_steps: int, accounting: str, *,
+              emcover: bool = True) -> tuple[float, str, float]:
     """(ε̂, proof, δ charged) for a release of at most ``n_steps`` selections.
 
     Parameters
@@ -150,9 +155,9 @@ def step_plan(epsilon, delta, n_steps, accounting, *, emcover=True):
     if delta == 0 or accounting == "basic":
         return basic, "basic", 0.0
     if accounting in ("emcover", "paper"):
-        emcover = emcover_histogram_step_epsilon(epsilon, delta)
-        if accounting == "emcover" or emcover >= basic:  # the pre-accountant rule, exactly
-            return emcover, "emcover", delta
+        lemma18 = emcover_histogram_step_epsilon(epsilon, delta)
+        if accounting == "emcover" or lemma18 >= basic:  # the pre-accountant rule, exactly
+            return lemma18, "emcover", delta
         return basic, "basic", 0.0
     candidates = [(tight_step_epsilon(epsilon, delta, n_steps), "tight", delta)]
     if accounting == "auto" and emcover:
@@ -163,7 +168,8 @@ def step_plan(epsilon, delta, n_steps, accounting, *, emcover=True):
     return best if best[0] > margin * basic else (basic, "basic", 0.0)
 
 
-def net_step_plan(epsilon, delta, n_steps, accounting):
+def net_step_plan(epsilon: float, delta: float, n_steps: int,
+                  accounting: str) -> tuple[float, str, float]:
     """:func:`step_plan` for the net-coverage score, to which Lemma 18 does not apply.
 
     ``"auto"`` and ``"tight"``: the tight accountant over ``n_steps`` ε̂-bounded-range

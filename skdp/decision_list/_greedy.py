@@ -115,8 +115,9 @@ class GreedyDecisionListClassifier(_DecisionListBase):
 
     _parameter_constraints: dict = {**_DecisionListBase._parameter_constraints}
 
-    def __init__(self, max_rules=None, *, algorithm="net_cover", error_weight=1.5, negations=False,
-                 binarize=0.0):
+    def __init__(self, max_rules: int | None = None, *, algorithm: str = "net_cover",
+                 error_weight: float = 1.5, negations: bool = False,
+                 binarize: float | None = 0.0) -> None:
         self.max_rules = max_rules
         self.algorithm = algorithm
         self.error_weight = error_weight

@@ -233,19 +233,19 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
 
     def __init__(
         self,
-        epsilon=1.0,
-        delta=1e-6,
+        epsilon: float = 1.0,
+        delta: float = 1e-6,
         *,
-        max_rules=None,
-        algorithm="net_cover",
-        error_weight=1.5,
-        negations=False,
-        accounting="auto",
-        budget=None,
-        random_state=None,
-        binarize=0.0,
-        classes=None,
-    ):
+        max_rules: int | None = None,
+        algorithm: str = "net_cover",
+        error_weight: float = 1.5,
+        negations: bool = False,
+        accounting: str = "auto",
+        budget: PrivacyBudget | None = None,
+        random_state: int | np.random.Generator | np.random.RandomState | None = None,
+        binarize: float | None = 0.0,
+        classes: ArrayLike | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.max_rules = max_rules
