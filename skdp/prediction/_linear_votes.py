@@ -10,11 +10,16 @@ far from the reference's boundary. :class:`LinearVotes` evaluates exactly only t
 teachers that the bound below cannot decide.
 
 *Lemma V (the pruned count is the teacher-wise count).* Let u_i = θ_i/|θ_i| (θ_i ≠ 0),
-ρ a unit vector, r_i = |u_i − ρ| and s = ⟨ρ, z⟩. If r_i + η < |s|/|z| (η = 10⁻⁹, far
-above the floating-point error of every quantity involved), then sign⟨θ_i, z⟩ =
-sign(s) ≠ 0. *Proof.* ⟨u_i, z⟩ = s + ⟨u_i − ρ, z⟩ and |⟨u_i − ρ, z⟩| ≤ r_i·|z| <
-|s| − η|z| (Cauchy–Schwarz), so ⟨u_i, z⟩ has the sign of s and |⟨u_i, z⟩| > η|z|,
+ρ a unit vector, σ_i = ±1 the side of ρ that u_i is on (σ_i = +1 iff ⟨u_i, ρ⟩ ≥ 0),
+r_i = |u_i − σ_i·ρ| and s = ⟨ρ, z⟩. If r_i + η < |s|/|z| (η = 10⁻⁹, far above the
+floating-point error of every quantity involved), then sign⟨θ_i, z⟩ = σ_i·sign(s) ≠ 0.
+*Proof.* ⟨u_i, z⟩ = σ_i·s + ⟨u_i − σ_i·ρ, z⟩ and |⟨u_i − σ_i·ρ, z⟩| ≤ r_i·|z| <
+|s| − η|z| (Cauchy–Schwarz), so ⟨u_i, z⟩ has the sign of σ_i·s and |⟨u_i, z⟩| > η|z|,
 hence ⟨θ_i, z⟩ = |θ_i|·⟨u_i, z⟩ has it too, with a margin far beyond rounding. ∎
+
+ρ is the principal axis of the u_i (top right singular vector), so teachers on one
+line with either orientation — Yan's halfspace mode after d hard queries — are all
+close to ±ρ.
 
 So the count is Σ_i v_i(z), where each teacher's vote v_i(z) = 1[⟨θ_i, z⟩ ≥ 0] is
 either decided by the lemma or computed from θ_i and z alone (the same elementwise
@@ -62,15 +67,19 @@ class LinearVotes:
         theta, norms = theta[~zero], norms[~zero]
         self.offset = int(n_constant_positive)
         units = theta / norms[:, None] if theta.size else theta
-        ref = units.mean(axis=0) if units.shape[0] else np.zeros(theta.shape[1])
-        if np.linalg.norm(ref) < 1e-6 and units.shape[0]:
-            ref = units[0]
-        norm_ref = np.linalg.norm(ref)
-        self.ref = ref / norm_ref if norm_ref > 0 else ref
-        radius = np.linalg.norm(units - self.ref, axis=1)
+        ref = np.zeros(theta.shape[1])
+        if units.shape[0]:
+            ref = np.linalg.svd(units, full_matrices=False)[2][0]
+        self.ref = ref
+        side = np.where(units @ ref >= 0, 1, -1)
+        radius = np.linalg.norm(units - side[:, None] * ref, axis=1)
         order = np.argsort(-radius, kind="stable")
         self.theta = np.ascontiguousarray(theta[order])
         self._radius_ascending = radius[order][::-1].copy()
+        # Decided teachers from position m on: how many sit on each side of ρ.
+        plus = side[order] > 0
+        self._plus_from = np.r_[np.cumsum(plus[::-1])[::-1], 0]
+        self._minus_from = np.r_[np.cumsum(~plus[::-1])[::-1], 0]
 
     def _nonnegative(self, Z):
         """#{i : ⟨θ_i, z⟩ ≥ 0} over the non-zero linear teachers, per row of Z."""
@@ -84,7 +93,8 @@ class LinearVotes:
         undecided = k - np.searchsorted(self._radius_ascending, scaled - _MARGIN, side="left")
         bucket = np.minimum(k, 1 << np.ceil(np.log2(np.maximum(undecided, 1))).astype(np.int64))
         bucket = np.where(undecided == 0, 0, bucket)
-        out += np.where(s > 0, k - bucket, 0)  # decided teachers vote with the reference
+        # Decided teachers vote σ_i·sign(s): the ρ side when s > 0, the −ρ side when s < 0.
+        out += np.where(s > 0, self._plus_from[bucket], self._minus_from[bucket])
         for m in np.unique(bucket):
             if m == 0:
                 continue

@@ -12,9 +12,10 @@ answer is post-processing and costs nothing. So predict, predict_proba and
 decision_function on the same rows agree however often and in whatever order they
 are called, and a repeated query never spends budget. Within one call the new rows
 are answered in the order of their first occurrence. The memory holds released
-answers only (keyed by a 128-bit hash of the row's bytes; two different rows with
-the same hash — probability ~2⁻¹²⁸ per pair — would share an answer), so copies
-and pickles may carry it.
+answers only (keyed by two 64-bit hashes of the row's bytes; rows are told apart
+by the first hash within a call and by both across calls — a collision, probability
+~2⁻⁶⁴ per pair, would at worst share or re-ask an answer, never leak one), so
+copies and pickles may carry it.
 """
 
 from __future__ import annotations
@@ -53,29 +54,31 @@ def _row_hashes(X: NDArray[np.float64]) -> tuple[NDArray[np.uint64], NDArray[np.
 
 
 class _AnswerCache:
-    """Released scores by row hash (see the module docstring)."""
+    """Released scores by row hash (see the module docstring), in arrays sorted by the
+    first hash: a lookup is one ``searchsorted``, an insertion one ``np.insert``."""
 
     def __init__(self) -> None:
-        self.index: dict[int, int] = {}
+        self.keys = np.empty(0, dtype=np.uint64)
         self.check = np.empty(0, dtype=np.uint64)
         self.scores = np.empty(0)
 
     def lookup(self, a: NDArray[np.uint64], b: NDArray[np.uint64]) -> NDArray[np.float64]:
-        """Scores of the rows with hashes (a, b); NaN where not released yet."""
-        get = self.index.get
-        pos = np.fromiter((get(key, -1) for key in a.tolist()), dtype=np.intp, count=a.size)
+        """Scores of the rows with hashes (a, b), ``a`` sorted; NaN where not released."""
         out = np.full(a.size, np.nan)
-        hit = pos >= 0
-        hit[hit] = self.check[pos[hit]] == b[hit]
+        if self.keys.size == 0 or a.size == 0:
+            return out
+        pos = np.minimum(np.searchsorted(self.keys, a), self.keys.size - 1)
+        hit = (self.keys[pos] == a) & (self.check[pos] == b)
         out[hit] = self.scores[pos[hit]]
         return out
 
     def store(self, a: NDArray[np.uint64], b: NDArray[np.uint64],
               scores: NDArray[np.float64]) -> None:
-        start = self.scores.size
-        self.check = np.concatenate([self.check, b])
-        self.scores = np.concatenate([self.scores, scores])
-        self.index.update(zip(a.tolist(), range(start, start + a.size), strict=True))
+        """Remember released scores; ``a`` sorted."""
+        at = np.searchsorted(self.keys, a)
+        self.keys = np.insert(self.keys, at, a)
+        self.check = np.insert(self.check, at, b)
+        self.scores = np.insert(self.scores, at, scores)
 
 
 class _ScoredAnswers:
@@ -94,25 +97,41 @@ class _ScoredAnswers:
         X = validate_data(self, X, reset=False)
         cache = self._state.answers
         a, b = _row_hashes(X)
+        order = np.argsort(a, kind="stable")  # work in hash order; equal rows adjacent
+        a, b = a[order], b[order]
         scores = cache.lookup(a, b)
         missing = np.flatnonzero(np.isnan(scores))
         if missing.size:
-            _, first = np.unique(a[missing], return_index=True)
-            new = missing[np.sort(first)]  # first occurrences, in query order
+            am = a[missing]
+            lead = np.r_[True, am[1:] != am[:-1]]  # the first (earliest) row of each key
+            group = np.cumsum(lead) - 1
+            firsts = missing[lead]
+            by_time = np.argsort(order[firsts], kind="stable")  # in query order
+            new = firsts[by_time]
             try:
-                released = self._answer_scores(X[new])
+                released = self._answer_scores(X[order[new]])
             except QueryBudgetExhaustedError as exc:
                 m = exc.n_answered
-                cache.store(a[new[:m]], b[new[:m]], np.asarray(exc.answers, dtype=float))
-                scores = cache.lookup(a, b)
-                unanswered = np.flatnonzero(np.isnan(scores))
-                stop = int(unanswered[0]) if unanswered.size else scores.size
-                exc.answers = as_output(scores[:stop])
+                released = np.asarray(exc.answers, dtype=float)
+                done = np.sort(by_time[:m])
+                by_group = np.full(firsts.size, np.nan)
+                by_group[by_time[:m]] = released
+                cache.store(a[firsts[done]], b[firsts[done]], by_group[done])
+                scores[missing] = by_group[group]
+                answers = np.empty(scores.size)
+                answers[order] = scores
+                unanswered = np.flatnonzero(np.isnan(answers))
+                stop = int(unanswered[0]) if unanswered.size else answers.size
+                exc.answers = as_output(answers[:stop])
                 exc.n_answered = stop
                 raise
-            cache.store(a[new], b[new], released)
-            scores = cache.lookup(a, b)
-        return scores
+            by_group = np.empty(firsts.size)
+            by_group[by_time] = released
+            cache.store(a[firsts], b[firsts], by_group)
+            scores[missing] = by_group[group]
+        out = np.empty(scores.size)
+        out[order] = scores
+        return out
 
     def _labels(self, scores: NDArray[np.float64]) -> NDArray:
         return self.classes_[(scores > 0.5).astype(np.intp)]
