@@ -22,7 +22,7 @@ from skdp.online import (
     PrivateExpertsClassifier,
     SOAClassifier,
 )
-from skdp.online._base import PROBA_SMOOTHING
+from skdp.online._predicting import PROBA_SMOOTHING
 
 CLASSES = [SOAClassifier, DPSOAClassifier, AdaptivePrivateOnlineClassifier,
            BatchSanitizedOnlineClassifier, PrivateExpertsClassifier]
