@@ -457,20 +457,10 @@ class ChallengeBT:
     HIGH = HIGH
     NOT_ANSWERED = NOT_ANSWERED
 
-    def __init__(
-        self,
-        t_lower: float,
-        t_upper: float,
-        epsilon: float,
-        delta: float,
-        max_hard: int,
-        max_steps: int,
-        *,
-        sensitivity: float = 1.0,
-        stopper: str = "stemmer",
-        stopper_epsilon: float | None = None,
-        random_state: RandomStateLike = None,
-    ) -> None:
+    def __init__(self, t_lower: float, t_upper: float, epsilon: float, delta: float,
+                 max_hard: int, max_steps: int, *, sensitivity: float = 1.0,
+                 stopper: str = "stemmer", stopper_epsilon: float | None = None,
+                 random_state: RandomStateLike = None) -> None:
         if stopper not in ("stemmer", "svt"):
             raise ValueError(f"stopper must be 'stemmer' or 'svt', got {stopper!r}.")
         self.stopper = stopper
@@ -628,20 +618,10 @@ class ChallengeBT:
         return codes[:answered], stops
 
     @classmethod
-    def simulate(
-        cls,
-        values: ArrayLike,
-        n_runs: int,
-        t_lower: float,
-        t_upper: float,
-        epsilon: float,
-        delta: float,
-        max_hard: int,
-        max_steps: int,
-        *,
-        random_state: RandomStateLike = None,
-        **params: Any,
-    ) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
+    def simulate(cls, values: ArrayLike, n_runs: int, t_lower: float, t_upper: float,
+                 epsilon: float, delta: float, max_hard: int, max_steps: int, *,
+                 random_state: RandomStateLike = None,
+                 **params: Any) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
         """``n_runs`` independent runs of :meth:`process` on fixed ``values``, vectorised.
 
         Returns
