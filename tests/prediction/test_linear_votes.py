@@ -42,9 +42,9 @@ def test_pruned_count_equals_every_teacher_voting(seed, strict):
 
 def test_halfspace_and_logistic_teachers_vote_through_the_pruned_count():
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(3000, 2))
+    X = rng.normal(size=(600, 2))
     y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0.2, 1, -1).astype(np.int8)
-    data = _Blocks(X, y, np.arange(3000) % 300, 300)
+    data = _Blocks(X, y, np.arange(600) % 60, 60)
     Xq = rng.normal(size=(2000, 2))
     teachers = make_teachers(Halfspaces(2), None, data)
     teachers.fit(None, None)
