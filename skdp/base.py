@@ -71,8 +71,10 @@ class PrivateEstimatorMixin:
             )
         return epsilon, delta
 
-    def _charge(self, epsilon: float, delta: float, label: str, *, accumulate: bool = True,
-                stream: StreamRecord | None = None) -> int | None:
+    # Left unannotated on purpose: mypy would then type privacy_spent_ as a writable
+    # attribute of the mixin, which query-budgeted predictors override with a read-only
+    # property (they never call _charge).
+    def _charge(self, epsilon, delta, label, *, accumulate=True, stream=None):  # type: ignore[no-untyped-def]
         """Pay (ε, δ) from ``self.budget`` (if any), then record it in ``privacy_spent_``.
 
         ``accumulate=False`` starts a new model (``fit``): ``privacy_spent_`` becomes
