@@ -102,9 +102,8 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         BetweenThresholds' analysis: ``"bsu"`` (Yan's: one instance per hard
         query, composed over the cap), ``"stemmer"`` (one instance with cutoff
         max(v, ⌈4·ln(2/δ)⌉), Stemmer 2024 Thm 4.3), ``"auto"`` the one needing
-        fewer teachers (:func:`shrinkage_parameters`). At ε = 1, δ = 10⁻⁶,
-        T = 2·10⁴ and ``thresholds="auto"``: BSU 476 teachers for v = 1, 1 427 for
-        v = 3; Stemmer 2 654 for every v ≤ 59 (BSU: 8 703 for v = 16).
+        fewer teachers (:func:`shrinkage_parameters`; at ε = 1, δ = 10⁻⁶, T = 2·10⁴:
+        BSU 1 856 teachers for v = 3, Stemmer 3 387 for every v ≤ 59).
     thresholds : (float, float) or "auto", default="auto"
         (t_l, t_u) on the vote fraction (public); Yan's are (3/8, 5/8). The privacy
         gap makes the teacher count scale as 1/(t_u − t_l), while the noise (a
@@ -196,35 +195,32 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
 
     Notes
     -----
-    *Paper constants:* the BSU noise (μ ~ Lap(2/(ε_bt·k)), ν ~ Lap(6/(ε_bt·k)))
-    and gap condition, the random label on ⊤, the two update rules.
-    *Practical choices:* the thresholds (Yan's 3/8, 5/8 are a parameter), the cap
-    (the paper's v = O(VC·log T) holds only under its utility assumptions), the
-    Stemmer calibration, the δ share δ_bt (``"paper"``: δ/(2·cap)),
-    ``n_teachers="auto"`` (the paper's k = 64/ε_bt·(log(T+1) + log(1/β)) targets
-    accuracy, ours is the privacy minimum), surrogate ERMs for
-    rectangles/halfspaces.
-
-    *Internal state.* ``_state`` (teachers, training rows, the live instance, the
-    generator) is non-private: publish answers, not the fitted object.
+    *Paper constants:* the BSU noise (μ ~ Lap(2/(ε_bt·k)), ν ~ Lap(6/(ε_bt·k))), the
+    gap condition, the random label on ⊤, the two update rules. *Practical choices:*
+    the thresholds, the cap (the paper's v = O(VC·log T) holds only under its
+    utility assumptions), the Stemmer calibration, the δ share δ_bt, the teacher
+    count (the privacy minimum, not the paper's accuracy-driven k), surrogate ERMs.
+    *Internal state* (``_state``: teachers, rows, the live instance, the generator)
+    is non-private: publish answers, not the fitted object.
 
     **Scores.** Every answer is one released score p (``predict``: ``classes_[1]``
     iff p > ½; ``predict_proba``: [1 − p, p]; ``decision_function``: p − ½), a
     function of the released code and hard-query label (L → t_l/2, R → (1 + t_u)/2,
     ⊤ → ½ ± (t_u − t_l)/4 on the label's side): post-processing, spent like
     ``predict``. A row asked again is answered from the transcript, free
-    (``skdp.prediction._scored``).
+    (``skdp.prediction._scored``). No ``sample_weight``: the teachers' ERMs are
+    unweighted (a weighted form would keep the privacy argument — a row still
+    reaches one teacher — but is not implemented).
 
     **Small samples.** The gap condition needs thousands of teachers (at ε = 1,
-    δ = 10⁻⁶, T = 10⁴: 3 194 with the defaults, 1 758 in halfspace mode), one row
+    δ = 10⁻⁶, T = 10⁴: 1 758 in halfspace mode, 3 194 in oblivious mode), one row
     each at least. With fewer rows, ``fit`` warns (``PrivacyWarning``, naming the
     rows needed) and the predictor answers as
     :class:`~skdp.prediction.SubsampleAggregatePredictor` planned for
-    ``planned_queries`` distinct queries would (its plan reserved at the first
-    answer; refused beyond; Lemma F in ``skdp.prediction._small_sample``), so it
-    never answers worse than that baseline. ``small_sample="raise"`` refuses
-    instead. Once the fallback has answered, ``partial_fit`` rows are pooled but
-    the predictor keeps answering this way.
+    ``planned_queries`` distinct queries would (plan reserved at the first answer;
+    refused beyond; Lemma F in ``skdp.prediction._small_sample``): never worse than
+    that baseline with the same teachers. ``small_sample="raise"`` refuses instead.
+    Once the fallback has answered, ``partial_fit`` rows are pooled but it stays.
 
     ``partial_fit(X, y)`` adds blocks of the original size: k grows and later votes
     have a smaller sensitivity than the instances were calibrated for (still
