@@ -134,7 +134,8 @@ class SubsampleAggregatePredictor(_ScoredAnswers, _NoisyCounts, QueryBudgetedPre
     earlier released counts): ``predict`` is ``classes_[1]`` iff p > ½,
     ``predict_proba`` is [1 − p, p] and ``decision_function`` p − ½, all from the
     same release. A row asked again is answered from the transcript, free
-    (``skdp.prediction._scored``). Per-query ε_q =
+    (``skdp.prediction._scored``). ``fit`` takes no ``sample_weight`` (the teachers'
+    ERMs are unweighted). Per-query ε_q =
     :func:`~skdp.accounting.calibrate` (ε, δ, T, "optimal"): the
     exact optimal composition of T pure ε_q-DP answers is (ε, δ)-DP, so ε_q ≈
     ε/√(2T ln(1/δ)) — the √T dependence Yan's predictor avoids. With
