@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from collections.abc import Iterator
 
 from ...exceptions import PrivacyError
 from ._base import (
@@ -55,17 +56,17 @@ class MemoryStore(LedgerStore):
         self._pending_drops: list[str] = []  # ledgers to forget at the next locked operation
 
     @contextlib.contextmanager
-    def _locked(self):
+    def _locked(self) -> Iterator[None]:
         """The store's lock, after forgetting the ledgers whose drop was deferred."""
         with self._lock:
             self._drain_drops()
             yield
 
-    def _drain_drops(self):
+    def _drain_drops(self) -> None:
         while self._pending_drops:  # a finalizer may queue more meanwhile: loop
             self._forget(self._pending_drops.pop())
 
-    def _check_process(self):
+    def _check_process(self) -> None:
         if os.getpid() != self._pid:
             raise PrivacyError(
                 "a PrivacyBudget in the 'memory' store was inherited by a forked process "
@@ -118,13 +119,13 @@ class MemoryStore(LedgerStore):
             finally:
                 self._lock.release()
 
-    def _forget(self, ledger_id):
+    def _forget(self, ledger_id: str) -> None:
         ledger = self._ledgers.pop(ledger_id, None)
         for stream_id in ledger.streams if ledger else ():
             self._stream_ledger.pop(stream_id, None)
 
     @staticmethod
-    def _problem(ledger_id, ledger):
+    def _problem(ledger_id: str, ledger: _MemoryLedger) -> str | None:
         head = ledger.charges[-1].hash if ledger.charges else genesis_hash(
             ledger_id, *ledger.totals)
         return verify_chain(ledger_id, ledger.totals, ledger.charges, len(ledger.charges),
@@ -151,7 +152,7 @@ class MemoryStore(LedgerStore):
             return self._problem(ledger_id, self._get(ledger_id))
 
     @staticmethod
-    def _last(ledger):
+    def _last(ledger: _MemoryLedger) -> Charge | None:
         return ledger.charges[-1] if ledger.charges else None
 
     def charge(self, ledger_id: str, epsilon: float, delta: float, label: str | None,
@@ -178,7 +179,7 @@ class MemoryStore(LedgerStore):
             self._check_process()
             return self._cas(stream_id, expected_version, what)
 
-    def _cas(self, stream_id, expected_version, what):
+    def _cas(self, stream_id: str, expected_version: int, what: str | None) -> int:
         ledger_id = self._stream_ledger.get(stream_id)
         streams = self._ledgers[ledger_id].streams if ledger_id in self._ledgers else {}
         if streams.get(stream_id) != expected_version:

@@ -13,7 +13,9 @@ The connection string may carry a password: it is used to connect and never kept
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ...exceptions import LedgerIntegrityError
@@ -73,7 +75,7 @@ class PostgreSQLStore(SQLStore):
         self._create_schema(_TRIGGER, lock=[("SELECT pg_advisory_xact_lock(?)",
                                              (_SCHEMA_LOCK_KEY,))])
 
-    def _connect(self):
+    def _connect(self) -> Any:
         import psycopg
 
         try:
@@ -86,11 +88,11 @@ class PostgreSQLStore(SQLStore):
             ) from None
 
     @contextmanager
-    def _begin(self, conn):
+    def _begin(self, conn: Any) -> Iterator[None]:
         with conn.transaction():
             yield
 
 
-def _scrub(message, dsn):
+def _scrub(message: str, dsn: str) -> str:
     password = urlsplit(dsn).password
     return message.replace(password, "***") if password else message

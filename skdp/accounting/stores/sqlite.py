@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 from ...exceptions import LedgerIntegrityError
@@ -58,7 +59,7 @@ class SQLiteStore(SQLStore):
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         self._create_schema(_TRIGGERS)
 
-    def _connect(self):
+    def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None,
                                check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
@@ -66,7 +67,7 @@ class SQLiteStore(SQLStore):
         return conn
 
     @contextmanager
-    def _begin(self, conn):
+    def _begin(self, conn: sqlite3.Connection) -> Iterator[None]:
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield
