@@ -54,31 +54,39 @@ def _row_hashes(X: NDArray[np.float64]) -> tuple[NDArray[np.uint64], NDArray[np.
 
 
 class _AnswerCache:
-    """Released scores by row hash (see the module docstring), in arrays sorted by the
-    first hash: a lookup is one ``searchsorted``, an insertion one ``np.insert``."""
+    """Released scores by row hash (see the module docstring).
+
+    A list of runs, each sorted by the first hash; a new batch is a new run, and a run
+    is merged into the one before it while that one is less than twice its size (a
+    binary counter), so a stored answer is moved O(log T) times in all and a lookup
+    searches at most ~log₂ T runs — single-row calls stay cheap however long the
+    stream.
+    """
 
     def __init__(self) -> None:
-        self.keys = np.empty(0, dtype=np.uint64)
-        self.check = np.empty(0, dtype=np.uint64)
-        self.scores = np.empty(0)
+        self.runs: list[tuple[NDArray[np.uint64], NDArray[np.uint64], NDArray[np.float64]]] = []
 
     def lookup(self, a: NDArray[np.uint64], b: NDArray[np.uint64]) -> NDArray[np.float64]:
         """Scores of the rows with hashes (a, b), ``a`` sorted; NaN where not released."""
         out = np.full(a.size, np.nan)
-        if self.keys.size == 0 or a.size == 0:
-            return out
-        pos = np.minimum(np.searchsorted(self.keys, a), self.keys.size - 1)
-        hit = (self.keys[pos] == a) & (self.check[pos] == b)
-        out[hit] = self.scores[pos[hit]]
+        for keys, check, scores in self.runs:
+            pos = np.minimum(np.searchsorted(keys, a), keys.size - 1)
+            hit = (keys[pos] == a) & (check[pos] == b)
+            out[hit] = scores[pos[hit]]
         return out
 
     def store(self, a: NDArray[np.uint64], b: NDArray[np.uint64],
               scores: NDArray[np.float64]) -> None:
         """Remember released scores; ``a`` sorted."""
-        at = np.searchsorted(self.keys, a)
-        self.keys = np.insert(self.keys, at, a)
-        self.check = np.insert(self.check, at, b)
-        self.scores = np.insert(self.scores, at, scores)
+        if a.size == 0:
+            return
+        self.runs.append((a, b, np.asarray(scores, dtype=float)))
+        while len(self.runs) > 1 and self.runs[-2][0].size < 2 * self.runs[-1][0].size:
+            (k1, c1, s1), (k2, c2, s2) = self.runs[-2], self.runs.pop()
+            keys = np.concatenate([k1, k2])
+            order = np.argsort(keys, kind="stable")
+            self.runs[-1] = (keys[order], np.concatenate([c1, c2])[order],
+                             np.concatenate([s1, s2])[order])
 
 
 class _ScoredAnswers:
