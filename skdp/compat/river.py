@@ -12,8 +12,9 @@ pay ε per prediction. :class:`RiverClassifier` instead
 * **predicts from released state only**: ``predict_one`` and ``predict_proba_one`` call
   the fitted estimator's ``predict`` / ``predict_proba``, which for skdp's learners are
   post-processing of what ``partial_fit`` released and charged. Before the first
-  release there is nothing to predict from: they return ``None`` / ``{}``, which river's
-  evaluation skips;
+  release there is nothing to predict from: ``predict_one`` returns ``None`` (which
+  river's evaluation skips) and ``predict_proba_one`` the uniform distribution over
+  ``classes`` (data-independent);
 * **stops clearly** when privacy runs out: if ``partial_fit`` raises
   :class:`~skdp.exceptions.BudgetExhaustedError` (the estimator is then unchanged and
   that batch is not learned), or the estimator reports that it stopped updating
@@ -53,7 +54,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -142,6 +143,14 @@ class RiverClassifier(river_base.Classifier):
     def _multiclass(self) -> bool:
         return len(self._labels) > 2
 
+    @classmethod
+    def _unit_test_params(cls) -> Iterator[dict[str, Any]]:
+        """Parameters river's estimator checks construct the adapter with."""
+        from ..linear import DPWinnowClassifier
+
+        yield {"estimator": DPWinnowClassifier(epsilon=1.0, random_state=0),
+               "classes": (False, True), "batch_size": 20}
+
     def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
         """Buffer one row; every ``batch_size``-th row triggers ``partial_fit``.
 
@@ -194,13 +203,14 @@ class RiverClassifier(river_base.Classifier):
         return self.estimator.predict(self._matrix(x))[0]
 
     def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
-        """Label → probability from the released model, ``{}`` before the first release.
+        """Label → probability from the released model; uniform before the first release.
 
         Uses the estimator's ``predict_proba`` if it has one, else a one-hot of
-        ``predict`` (see Notes of the class).
+        ``predict`` (see Notes of the class). Before the first release nothing about the
+        data is known: every label of ``classes`` gets ``1 / len(classes)``.
         """
         if not self._released:
-            return {}
+            return {label: 1.0 / len(self._labels) for label in self._labels}
         X = self._matrix(x)
         labels = list(self.estimator.classes_)
         if hasattr(self.estimator, "predict_proba"):

@@ -93,7 +93,7 @@ def test_predict_proba_one_is_a_distribution_over_classes_and_roc_auc_runs():
     model = RiverClassifier(
         DPDecisionListClassifier(epsilon=1.0, binarize=0.5, random_state=0),
         classes=CLASSES, batch_size=200)
-    assert model.predict_proba_one(PHISHING[0][0]) == {}  # nothing released yet
+    assert model.predict_proba_one(PHISHING[0][0]) == {False: 0.5, True: 0.5}  # no release
     assert model.predict_one(PHISHING[0][0]) is None
     auc = _run(model, metric=metrics.ROCAUC())
     assert 0.5 < auc.get() <= 1.0
@@ -172,3 +172,19 @@ def test_bad_parameters_and_rows_are_refused_without_printing_data():
     with pytest.raises(ValueError, match="feature 'f'") as bad_value:
         model.learn_one({"f": "secret-value"}, 1)
     assert "secret" not in str(bad_value.value)
+
+
+def test_rivers_own_estimator_checks_pass():
+    from river.checks import yield_checks
+
+    model = RiverClassifier(DPWinnowClassifier(epsilon=1.0, random_state=0),
+                            classes=CLASSES, batch_size=20)
+    failed = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for check in yield_checks(model):
+            try:
+                check(model.clone())
+            except AssertionError as exc:
+                failed.append(f"{check.__name__}: {exc}")
+    assert not failed
