@@ -122,16 +122,17 @@ class BinaryTreeCounter:
         self.total_ = 0 if self.discrete else 0.0
 
     @property
-    def _node_noise_scale(self):
+    def _node_noise_scale(self) -> float:
         # Each step is in n_levels completed nodes: the node vector has ℓ1-sensitivity L.
         return self.n_levels / self.epsilon
 
-    def _noise(self, size):
+    def _noise(self, size: tuple[int, ...]) -> NDArray[Any]:
         if self.discrete:
-            return discrete_laplace(self._node_noise_scale, size=size, random_state=self._rng)
+            return np.asarray(discrete_laplace(self._node_noise_scale, size=size,
+                                               random_state=self._rng))
         return self._rng.laplace(0.0, self._node_noise_scale, size=size)
 
-    def _check_values(self, values):
+    def _check_values(self, values: ArrayLike) -> NDArray[np.float64]:
         arr = check_finite_array(values, name="values", allow_empty=True)
         arr = arr.reshape(-1) if arr.ndim == 0 else arr
         if arr.ndim != 1:
@@ -300,7 +301,7 @@ class BinaryTreeCounter:
         nu = b * max(math.sqrt(self.n_levels), math.sqrt(log_term))
         return nu * math.sqrt(8.0 * log_term)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"BinaryTreeCounter(n_steps={self.n_steps}, epsilon={self.epsilon:g}, "
             f"discrete={self.discrete}, n_seen={self.n_seen})"

@@ -31,7 +31,7 @@ def _check_scores(scores: ArrayLike) -> NDArray[np.float64]:
     return check_finite_array(scores, name="scores", ndim=1)
 
 
-def _selection_scale(epsilon, sensitivity, monotonic):
+def _selection_scale(epsilon: float, sensitivity: float, monotonic: bool) -> float:
     """Noise scale of the selection: 2Δ/ε in general, Δ/ε for monotone scores.
 
     Monotone means that moving to a neighbouring dataset moves every score in the
@@ -41,7 +41,8 @@ def _selection_scale(epsilon, sensitivity, monotonic):
     return (1.0 if monotonic else 2.0) * sensitivity / epsilon
 
 
-def _gumbel_max(scores, scale, size, rng):
+def _gumbel_max(scores: NDArray[np.float64], scale: float, size: int | None,
+                rng: np.random.Generator) -> int | NDArray[np.int64]:
     logits = scores / scale
     if size is None:
         # Gumbel(0, 1) is −log(Exp(1)): one log per candidate instead of two.
@@ -55,7 +56,8 @@ def _gumbel_max(scores, scale, size, rng):
     return np.minimum(picks, scores.size - 1)
 
 
-def _exponential_noise_max(scores, scale, rng):
+def _exponential_noise_max(scores: NDArray[np.float64], scale: float,
+                           rng: np.random.Generator) -> int:
     # Permute-and-flip (McKenna & Sheldon 2020) — visit candidates in random order,
     # accept r with probability exp((s_r − s*)/scale) — has exactly the distribution
     # of argmax(s + Exp(scale)) (Ding, Kifer, Zhang et al. 2021), which needs no
@@ -164,5 +166,5 @@ def report_noisy_max(scores: ArrayLike, epsilon: float, sensitivity: float = 1.0
     if noise == "exponential":
         return _exponential_noise_max(scores, scale, rng)
     if noise == "gumbel":
-        return _gumbel_max(scores, scale, None, rng)
+        return int(_gumbel_max(scores, scale, None, rng))
     return int(np.argmax(scores + rng.laplace(0.0, scale, size=scores.shape)))

@@ -24,7 +24,7 @@ from .._validation import (
     check_positive_int,
 )
 from ..exceptions import MechanismHaltedError
-from .histogram import StableHistogram
+from .histogram import HistogramRelease, StableHistogram
 from .sparse_vector import AboveThreshold
 
 __all__ = ["HistSparse"]
@@ -182,12 +182,12 @@ class HistSparse:
         return (svt_share * epsilon, (1.0 - svt_share) * epsilon / max_switches,
                 delta / max_switches)
 
-    def _make_svt(self, rng):
+    def _make_svt(self, rng: np.random.Generator) -> AboveThreshold:
         return AboveThreshold(self.threshold, self.svt_epsilon,
                               sensitivity=1.0 / self.n_items,
                               max_positives=self.max_switches, random_state=rng)
 
-    def _make_hist(self, rng):
+    def _make_hist(self, rng: np.random.Generator) -> StableHistogram:
         return StableHistogram(self.hist_epsilon, self.hist_delta, eta=self.eta,
                                random_state=rng)
 
@@ -195,17 +195,17 @@ class HistSparse:
     def halted(self) -> bool:
         return self._svt.halted
 
-    def _frequency(self, data):
+    def _frequency(self, data: NDArray[Any] | Sequence[Hashable]) -> float:
         if isinstance(data, np.ndarray):
             return np.count_nonzero(data == self.current) / self.n_items
         return sum(1 for item in data if item == self.current) / self.n_items
 
-    def _query(self, data):
+    def _query(self, data: NDArray[Any] | Sequence[Hashable]) -> float:
         """Q_t = 1 − freq_{L_t}(h) (sensitivity 1/k); variants override it with their own
         sensitivity in :meth:`_make_svt`."""
         return 1.0 - self._frequency(data)
 
-    def _check_list(self, data):
+    def _check_list(self, data: Any) -> Any:
         size = data.shape[0] if isinstance(data, np.ndarray) and data.ndim == 1 else None
         if size is None and not isinstance(data, np.ndarray):
             data = list(data)
@@ -215,7 +215,7 @@ class HistSparse:
                              f"elements (its length is public), got {np.shape(data)}.")
         return data
 
-    def _mode(self, release):
+    def _mode(self, release: HistogramRelease) -> Hashable:
         items, counts = release.items, release.counts
         if self.ignore is not None:
             keep = np.array([item != self.ignore for item in items.tolist()], dtype=bool)
@@ -268,7 +268,7 @@ class HistSparse:
             return int(answers.size), True
         return int(answers.size), False
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"HistSparse(epsilon={self.epsilon:g}, delta={self.delta:g}, "
                 f"n_items={self.n_items}, eta={self.eta:g}, "
                 f"max_switches={self.max_switches}, switches={self.n_switches}, "

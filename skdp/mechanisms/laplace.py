@@ -64,7 +64,8 @@ def laplace_noise(scale: float, size: int | tuple[int, ...] | None = None,
     return rng.laplace(0.0, scale, size=size)
 
 
-def _laplace_or_zero(scale, size, rng):
+def _laplace_or_zero(scale: float, size: int | tuple[int, ...] | None,
+                     rng: np.random.Generator) -> float | NDArray[np.float64]:
     """Laplace(scale) noise, or exactly 0 without drawing when scale is 0.
 
     For mechanisms whose calibration may have no noise in one place (Stemmer's
@@ -109,7 +110,7 @@ def laplace_mechanism(values: ArrayLike, epsilon: float, sensitivity: float = 1.
     return float(noisy) if noisy.ndim == 0 else noisy
 
 
-def _rational_scale(scale):
+def _rational_scale(scale: float) -> tuple[int, int]:
     """The smallest t/s ≥ scale with s = 2**20, as integers (t, s)."""
     scale = check_sensitivity(scale, name="scale")
     if scale > _MAX_SCALE:
@@ -121,7 +122,8 @@ def _rational_scale(scale):
     return t, _SCALE_DENOMINATOR
 
 
-def _bernoulli_exp_neg(numerators, denominator, rng):
+def _bernoulli_exp_neg(numerators: NDArray[np.int64], denominator: int,
+                       rng: np.random.Generator) -> NDArray[np.bool_]:
     """Exact Bernoulli(exp(-γ)) for each γ = numerators[i] / denominator ∈ [0, 1].
 
     Canonne, Kamath & Steinke (2020), Alg. 1, vectorised: with K = 1, 2, …, keep
@@ -141,7 +143,7 @@ def _bernoulli_exp_neg(numerators, denominator, rng):
     return out
 
 
-def _count_exp_neg_one_successes(n, rng):
+def _count_exp_neg_one_successes(n: int, rng: np.random.Generator) -> NDArray[np.int64]:
     """V ~ Geometric on {0, 1, …} with P(V ≥ v) = e^{-v}, exactly (n draws)."""
     counts = np.zeros(n, dtype=np.int64)
     live = np.arange(n)

@@ -150,7 +150,7 @@ class ReorderSliceCompute:
         self.slice_sizes_: list[int] = []
 
     @property
-    def _slice_noise_scale(self):
+    def _slice_noise_scale(self) -> float:
         # Geom(1 − e^{−ε}): P(g) ∝ e^{−εg}, i.e. scale 1/ε.
         return 1.0 / self.epsilon
 
@@ -159,12 +159,12 @@ class ReorderSliceCompute:
         return self.n_slices >= self.max_slices
 
     @staticmethod
-    def _check_m(m):
+    def _check_m(m: int) -> int:
         if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 0:
             raise ValueError(f"m must be a non-negative integer, got {m!r}.")
         return int(m)
 
-    def _order(self, key):
+    def _order(self, key: Callable[[NDArray[Any]], ArrayLike] | None) -> NDArray[np.intp]:
         rows = self._remaining
         if key is None:
             if rows.ndim != 1:
@@ -249,7 +249,7 @@ class ReorderSliceCompute:
         )
         return cast("NDArray[np.int64]", sizes + noise)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"ReorderSliceCompute(epsilon={self.epsilon:g}, delta={self.delta:g}, "
             f"max_slices={self.max_slices}, slices={self.n_slices})"

@@ -115,24 +115,24 @@ class AboveThreshold(BufferedQueryNoise):
         self.n_positives = 0
 
     @property
-    def _threshold_noise_scale(self):
+    def _threshold_noise_scale(self) -> float:
         return self.sensitivity / (self.threshold_share * self.epsilon)
 
     @property
-    def _query_noise_scale(self):
+    def _query_noise_scale(self) -> float:
         c = self.max_positives
         factor = c if self.monotonic else 2 * c
         return factor * self.sensitivity / ((1.0 - self.threshold_share) * self.epsilon)
 
     @property
-    def _cutoff(self):
+    def _cutoff(self) -> int:
         return self.max_positives
 
     @property
     def halted(self) -> bool:
         return self.n_positives >= self._cutoff
 
-    def _release(self, above, noisy_values):
+    def _release(self, above: NDArray[np.bool_], noisy_values: NDArray[np.float64]) -> NDArray[Any]:
         # Only the ⊤/⊥ bits leave the mechanism: the noisy values q + ν must not.
         return above
 
