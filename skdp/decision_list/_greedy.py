@@ -130,8 +130,8 @@ class GreedyDecisionListClassifier(_DecisionListBase):
         net = self.algorithm == "net_cover"
         steps = []
 
-        def select(scores, coverage, is_default):
-            steps.append(is_default)
+        def select(scores, coverage):
+            steps.append(True)
             usable = coverage > 0
             if net:
                 usable &= scores > 0
@@ -149,7 +149,7 @@ class GreedyDecisionListClassifier(_DecisionListBase):
 
         result = greedy_cover(
             X, codes, n_classes, max_rules=self._n_rules_cap(X.shape[1]), select=select,
-            stop_when_empty=True, weights=weights, unit=unit, choose_default=False,
+            stop_when_empty=True, weights=weights, unit=unit,
             fallback=first_rule if net else None, **self._cover_options(),
         )
         counts = region_counts(X, codes, n_classes, result.features, result.signs, weights)

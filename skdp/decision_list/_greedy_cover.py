@@ -36,10 +36,9 @@ class CoverResult:
     signs : ndarray of int8
         1 if the rule's literal is x_f, 0 if it is ¬x_f.
     default : int
-        Label code of the final default rule (T, b).
+        Label code of T when a rule step chose it (ending the list), else −1.
     n_steps : int
-        Number of selections made (rules, plus 1 for the default when it needed
-        its own step).
+        Number of selections made (one per rule step, T included).
     """
 
     __slots__ = ("default", "features", "labels", "n_steps", "signs")
@@ -55,7 +54,7 @@ class CoverResult:
 
 def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empty=False,
                  score="errors", error_weight=1.0, negations=False, allow_true=True,
-                 weights=None, unit=1, choose_default=True, fallback=None):
+                 weights=None, unit=1, fallback=None):
     """Run the greedy cover and return the decision list.
 
     Parameters
@@ -69,14 +68,14 @@ def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empt
     max_rules : int
         Maximum number of (feature, label) rules before the default rule.
     select : callable
-        ``select(scores, coverage, is_default_step)`` gets the scores q and the
+        ``select(scores, coverage)`` gets the scores q and the
         coverage (remaining rows the candidate fires on) of the *available*
         candidates, flattened as candidate-major (ℓ, b) blocks of C labels — the
         literals x_f of the available features, then (with ``negations``) their
         ¬x_f, then the constant-true function T (if ``allow_true``) — and returns
-        the chosen position, or −1 to end the list (non-private use only). On the
-        default step it gets one score per label (the ``"errors"`` score of T, or
-        with ``score="net"`` the count of remaining rows with that label).
+        the chosen position, or −1 to end the list (non-private use only). There is
+        no default step: the rows no rule covers are labelled by the caller (the
+        private list from its released noisy counts, :mod:`._frequencies`).
     stop_when_empty : bool, default=False
         Stop adding rules once every row is covered (non-private use only: for a
         private run the number of steps must not depend on the data).
@@ -100,9 +99,6 @@ def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empt
         gets the covered weights per label of the available literals (rows, in the
         order above, without T) and of all remaining rows, and returns the position
         to take instead, or −1 to end the list.
-    choose_default : bool, default=True
-        Run the final default selection. ``False``: the list ends after its rules
-        with ``default = -1`` (the caller labels it, e.g. from released counts).
 
     Returns
     -------
@@ -155,7 +151,7 @@ def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empt
             scores = (block - cover[:, None]).ravel()  # −(covered rows with another label)
         if unit != 1:
             scores = scores / unit
-        pick = int(select(scores, np.repeat(cover, C), False))
+        pick = int(select(scores, np.repeat(cover, C)))
         if pick < 0 and fallback is not None:
             pick = int(fallback(block[:n_lit], totals))
         if pick < 0:
@@ -189,15 +185,8 @@ def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empt
                 weights=None if wn is None else np.repeat(wn, np.diff(covered.indptr)),
             ).astype(np.int64).reshape(n_features, C)
             totals -= np.bincount(lab, minlength=C, weights=wn).astype(np.int64)
-    if default is None and not choose_default:
-        default = -1
-    elif default is None:
-        # The final default rule (T, b): one more selection over the labels only.
-        cover = np.full(C, totals.sum())
-        scores = totals if score == "net" else totals - cover
-        pick = int(select(scores / unit if unit != 1 else scores, cover, True))
-        steps += 1
-        default = pick
+    if default is None:
+        default = -1  # the caller labels the rows no rule covers (e.g. from counts)
     return CoverResult(features, labels, default, steps, signs)
 
 

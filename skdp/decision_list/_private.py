@@ -298,7 +298,7 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         result = greedy_cover(
             X, codes, self.classes_.size, max_rules=self._n_rules(self.epsilon, X.shape[1]),
             select=self._selector(step, rng), weights=weights, unit=unit,
-            choose_default=False, **self._cover_options(),
+            **self._cover_options(),
         )
         counts = region_counts(X, codes, self.classes_.size, result.features, result.signs,
                                weights)

@@ -50,11 +50,7 @@ class _UnitSensitivity(DPDecisionListClassifier):
     """Broken: the rule step samples ∝ exp(ε̂q/2) although q moves by up to λ."""
 
     def _selector(self, step_epsilon, rng):
-        good = super()._selector(step_epsilon, rng)
-
-        def select(scores, coverage, is_default):
-            if is_default:
-                return good(scores, coverage, True)
+        def select(scores, coverage):
             return exponential_mechanism(scores, step_epsilon, sensitivity=1.0,
                                          random_state=rng)
 
