@@ -39,7 +39,7 @@ def _literal_name(names, index, sign):
 
 
 class _DecisionListBase(ClassifierMixin, BaseEstimator):
-    """Shared plumbing: validation, binary check, prediction, export, streaming buffer."""
+    """Shared plumbing: validation, binarizing, weights, prediction, probabilities, export."""
 
     _parameter_constraints: dict = {
         "max_rules": [Interval(numbers.Integral, 1, None, closed="left"), None],

@@ -4,7 +4,7 @@ The default net cover has its own audit: test_decision_list_net_cover_audit.py.
 
 Neighbouring datasets differ by one row (D′ = D plus one row, the relation of
 Bun & Fang's Lemma 18). The sampler runs the estimator's own private routine
-``_private_run`` — accounting plan, exponential-mechanism steps, private default —
+``_release`` — accounting plan, exponential-mechanism steps, noisy counts —
 on the validated data (``fit`` = validation + this routine, checked below), and the
 output is the whole released list. Events are chosen on a pilot sample by
 :func:`skdp.audit.audit_mechanism` (Clopper–Pearson, α = 1e-6, Bonferroni).

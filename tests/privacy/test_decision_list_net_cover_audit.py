@@ -1,7 +1,7 @@
 """Privacy audit of the default DP decision list, the net cover, on neighbouring datasets.
 
 D′ = D plus one row. The sampler runs the estimator's own private routine
-``_private_run`` (plan, K rule steps, private default) on validated data — the
+``_release`` (plan, K rule steps, noisy counts) on validated data — the
 routine ``fit`` runs (checked below) — and the output is the whole released list.
 
 Two pairs:
