@@ -84,20 +84,20 @@ class AuditResult:
         )
 
 
-def _as_indicator(event, outputs):
+def _as_indicator(event: Callable[[Any], Any], outputs: Any) -> NDArray[np.bool_]:
     hits = np.asarray(event(outputs), dtype=bool)
     if hits.shape != (len(outputs),):
         raise ValueError(f"an event must return one bool per output, got shape {hits.shape}")
     return hits
 
 
-def _row_keys(outputs):
+def _row_keys(outputs: Any) -> NDArray[Any]:
     """One hashable-by-bytes key per output (a value, or a row of a 2-D array)."""
     rows = np.ascontiguousarray(np.asarray(outputs).reshape(len(outputs), -1))
     return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
 
 
-def _likelihood_ratio_events(pilot0, pilot1, max_events):
+def _likelihood_ratio_events(pilot0: Any, pilot1: Any, max_events: int) -> list[NDArray[Any]]:
     """Events "outcome ∈ top-j outcomes by empirical log-ratio p0/p1", j = 1..max_events.
 
     Chosen on pilot samples only. Empirical ratios are smoothed (add-½) so outcomes
@@ -112,8 +112,8 @@ def _likelihood_ratio_events(pilot0, pilot1, max_events):
     return [outcomes[order[:j]] for j in range(1, min(max_events, len(outcomes)) + 1)]
 
 
-def _membership_event(chosen_keys):
-    def event(outputs):
+def _membership_event(chosen_keys: NDArray[Any]) -> Callable[[Any], NDArray[np.bool_]]:
+    def event(outputs: Any) -> NDArray[np.bool_]:
         return np.isin(_row_keys(outputs), chosen_keys)
 
     return event

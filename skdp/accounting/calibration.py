@@ -8,8 +8,8 @@ common scale s makes the whole composition (ε, δ)-DP, as large as possible?
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple
 
 from .._validation import check_delta, check_epsilon
 from ..exceptions import PrivacyParameterError
@@ -67,7 +67,7 @@ class Calibration(NamedTuple):
     delta: float
 
 
-def _check_plan(plan):
+def _check_plan(plan: Iterable[Any]) -> list[PlanItem]:
     items = []
     for item in plan:
         item = item if isinstance(item, PlanItem) else PlanItem(*item)
@@ -128,7 +128,7 @@ def calibrate_plan(plan: Sequence[PlanItem], epsilon: float, delta: float,
             "give its mechanisms a smaller δ or raise delta."
         )
 
-    def plan_at(scale):
+    def plan_at(scale: float) -> list[tuple[PrivacyEvent, int]]:
         return [(item.event(scale), item.count) for item in items]
 
     # ε(s) grows with s under every method, so the largest s under "tight" (the minimum
@@ -137,7 +137,7 @@ def calibrate_plan(plan: Sequence[PlanItem], epsilon: float, delta: float,
     gaussian = any(item.kind is Gaussian for item in items)
     best = _exact_homogeneous_scale(items, epsilon, delta) if method == "tight" else 0.0
     for each in _component_methods(method, gaussian):
-        def spent(scale, each=each):
+        def spent(scale: float, each: str = each) -> float:
             return account(plan_at(scale), each).epsilon(delta)
 
         if best > 0 and spent(best * (1.0 + _SCALE_RTOL)) > epsilon:
@@ -155,7 +155,7 @@ def calibrate_plan(plan: Sequence[PlanItem], epsilon: float, delta: float,
     )
 
 
-def _exact_homogeneous_scale(items, epsilon, delta):
+def _exact_homogeneous_scale(items: Sequence[PlanItem], epsilon: float, delta: float) -> float:
     """The scale from the exact KOV calibration when the plan is one group of equal
     ε-DP or (ε, δ)-DP events (what "tight" accounting then reports); else 0."""
     if len(items) != 1 or items[0].kind is Gaussian or items[0].count > _EXACT_MAX_COUNT:
@@ -169,13 +169,13 @@ def _exact_homogeneous_scale(items, epsilon, delta):
     return step / item.weight
 
 
-def _component_methods(method, gaussian):
+def _component_methods(method: str, gaussian: bool) -> tuple[str, ...]:
     if method != "tight":
         return (method,)
     return ("rdp", "pld") if gaussian else ("basic", "advanced", "rdp", "pld")
 
 
-def _largest_scale(spent, epsilon, start):
+def _largest_scale(spent: Callable[[float], float], epsilon: float, start: float) -> float:
     """Largest s with spent(s) ≤ epsilon (spent increasing) to a relative _SCALE_RTOL; else 0."""
     lo = start
     for _ in range(64):
