@@ -12,10 +12,12 @@ Utility is the error on the D-queries only (Definition 3.1). δ* = 1e-6, α = 0.
 * ε: at ε = 1 even the practical preset needs ≈ 7.5·10⁹ labelled rows (d = 2),
   so its runs use ε ∈ {100, 1000}; the sample-size table shows every ε.
 * ``preset="sharp"`` (issue 16: partitioned slices, svt Stopper, margin
-  thresholds, initial sample at δ(0) = δ*/4) side by side: ε = 4, d = 2
-  (≈ 2.4·10⁶ rows) for γ ∈ {1, 0.5} up to T = 10⁶; ε = 1, d = 1 (≈ 7.6·10⁶
-  rows, γ = 0.5); ε = 1, d = 2 (≈ 3.9·10⁷ rows, γ = 0.5, T ≤ 10⁶, no S&A);
-  ε = 100, d = 2 next to the practical rows.
+  thresholds, initial sample at δ(0) = δ*/4, α_1 = 3α/4) side by side: ε = 4,
+  d = 2 (≈ 1.7·10⁶ rows) for γ ∈ {1, 0.5} up to T = 10⁶; ε = 1, d = 1
+  (≈ 5.3·10⁶ rows, γ = 0.5); ε = 1, d = 2 (≈ 2.7·10⁷ rows, γ = 0.5, T ≤ 10⁶);
+  ε = 100, d = 2 next to the practical rows, and on the practical preset's n
+  (``preset = "sharp (n of practical)"``, T = 10⁵). S&A only where it finishes in
+  seconds (ε ≥ 4, γ = 0.5 / ε = 100), so the full run stays near 10 minutes.
 * rectangles, d = 2: error on D vs the number of queries T ∈ {10³, …, 10⁶}
   (``--quick``: 10³, 10⁴, ε = 1000 only) for γ ∈ {1, 0.5, 0.1} (γ < 1: the
   adaptive "challenge" adversary), the phase reached and the privacy the ledger
@@ -107,8 +109,10 @@ def _sa_error(eps, X, y, queries, truth, from_D, seed):
 
 
 def run_stream(cls, eps, gamma, adversary, d, t_grid, seed, *, concept="rectangle",
-               preset="practical", baseline_sa=True):
+               preset="practical", baseline_sa=True, rows_of=None):
     """Fit on the first phase's need, answer one stream of max(t_grid) queries.
+
+    ``rows_of``: fit on the need of that preset instead (same-n comparisons).
 
     Returns one row per checkpoint T and the phase curve [(queries done, phase)].
     """
@@ -120,8 +124,9 @@ def run_stream(cls, eps, gamma, adversary, d, t_grid, seed, *, concept="rectangl
                              random_state=rng_for(seed, name))
     clf = cls(epsilon=eps, delta=DELTA, alpha=ALPHA, beta=BETA, gamma=gamma, preset=preset,
               random_state=seed)
-    X, y = stream.sample(_need(clf, d))
-    clf.fit(X, y)
+    n = _need(clf.set_params(preset=rows_of) if rows_of else clf, d)
+    X, y = stream.sample(n)
+    clf.set_params(preset=preset).fit(X, y)
     timed, state = _Timed(clf), {}
 
     def record(done, _):
@@ -147,7 +152,8 @@ def run_stream(cls, eps, gamma, adversary, d, t_grid, seed, *, concept="rectangl
         mask, recent = from_D[:done], slice(done // 10, done)
         queries = result["queries"][:done]
         row = {
-            "estimator": cls.__name__.replace("Classifier", ""), "preset": preset, "d": d,
+            "estimator": cls.__name__.replace("Classifier", ""),
+            "preset": preset + (f" (n of {rows_of})" if rows_of else ""), "d": d,
             "epsilon": int(eps),
             "gamma": gamma, "adversary": adversary, "T": T, "n": len(y),
             "t1": clf.parameters_.first_phase_length, "answered": answered, "phase": phase,
@@ -292,7 +298,7 @@ def main(argv=None):
                                                 concept="stump"))[0]
     sharp_runs = [(4.0, 2, 0.5, True), (100.0, 2, 0.5, True), (100.0, 2, 1.0, True)]
     if not quick:
-        sharp_runs += [(4.0, 2, 1.0, True), (1.0, 1, 0.5, True), (1.0, 2, 0.5, False)]
+        sharp_runs += [(4.0, 2, 1.0, False), (1.0, 1, 0.5, False), (1.0, 2, 0.5, False)]
     for eps, d, gamma, with_sa in sharp_runs:
         got, curves[(eps, gamma, "sharp")] = section(
             f"sharp ε={eps:g} d={d} γ={gamma}",
@@ -300,6 +306,13 @@ def main(argv=None):
                 RectanglesPERPClassifier, e, g, "challenge", d, t_grid, seed, preset="sharp",
                 baseline_sa=sa))
         rows += got
+    # Same n: sharp on the practical preset's sample (is sharp better at equal rows?).
+    for gamma in (1.0, 0.5):
+        rows += section(
+            f"sharp at practical's n, γ={gamma}",
+            lambda g=gamma: run_stream(RectanglesPERPClassifier, 100.0, g, "challenge", 2,
+                                       t_single, seed, preset="sharp", baseline_sa=False,
+                                       rows_of="practical"))[0]
     n_qps = 200_000 if quick else 1_000_000
     qps = {key: section(f"qps {key}", lambda k=key: throughput(*k, seed, n_qps))
            for key in ((2, 1000.0, 1.0), (2, 1000.0, 0.5), (2, 100.0, 1.0), (5, 1000.0, 1.0))}

@@ -23,8 +23,8 @@ copy's slice must hold m ≈ k points, and its BetweenThresholds noise grows lik
 √(k·ln(1/δ))/ε, so k ∝ polylog(1/δ)/ε². At ε = 1 the practical preset asks for
 about 7.5·10⁹ labelled rows in the plane, the ``"sharp"`` preset (slices from a
 random partition, the svt Stopper, margin thresholds, the initial sample at
-δ(0) = δ*/4; issue 16) for about 3.9·10⁷. We use ``preset="sharp"`` at ε = 4:
-about 2.4·10⁶ labelled rows.
+δ(0) = δ*/4; issue 16) for about 2.7·10⁷. We use ``preset="sharp"`` at ε = 4:
+about 1.7·10⁶ labelled rows.
 """
 
 # %%
@@ -78,6 +78,17 @@ print(f"PERP: error on the D-queries {result['error_D']:.4f} (α = {alpha}); "
       f"privacy spent {model.privacy_spent_}")
 tree_wrong = tree.predict(Q) != truth
 print(f"non-private tree: error on the D-queries {tree_wrong[from_D].mean():.4f}")
+
+# %%
+# Scores: ``predict_proba`` answers the next queries with the copies' own answers
+# ---------------------------------------------------------------------------------
+# Inside (every copy said "low"), on a boundary band ("medium", P = ½, labelled 0
+# as Alg. 5 does) or outside: a score from the same charged answers, so
+# ``roc_auc`` and ``CalibratedClassifierCV`` work. Five queries across the left
+# edge (the band that reads "outside" is as wide as α_1 allows at this n):
+low, high = stream.target_
+probe = [[low[0] + dx, (low[1] + high[1]) / 2] for dx in (-0.05, 0.01, 0.02, 0.04, 0.1)]
+print("P(inside) across the left edge:", perp.predict_proba(probe)[:, 1].round(3))
 
 # %%
 # Plot: what the predictor answers, and its error on D as the stream goes

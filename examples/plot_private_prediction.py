@@ -107,8 +107,9 @@ print(f"non-private logistic regression: accuracy {plain.score(Xq, yq):.3f}")
 # The budget is a hard limit
 # --------------------------
 # The baseline planned T queries: one more is refused before anything is released.
+# (A query asked again is answered from the transcript, free.)
 try:
-    baseline.predict(Xq[:1])
+    baseline.predict(sample(1)[0])
 except QueryBudgetExhaustedError as exc:
     print("baseline refuses:", str(exc)[:90], "...")
 

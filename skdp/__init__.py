@@ -25,6 +25,9 @@ audit
     Statistical privacy audits (Clopper–Pearson lower bounds on ε).
 datasets
     Public feature bounds, planted models and adversarial streams.
+compat
+    Adapters for other libraries: ``skdp.compat.river`` runs a private learner in river
+    (``pip install "skdp[river]"``).
 
 :func:`show_versions` prints what to paste into a bug report.
 """
@@ -33,6 +36,7 @@ datasets
 from . import (
     accounting,
     audit,
+    compat,
     datasets,
     decision_list,
     exceptions,
@@ -114,6 +118,7 @@ __all__ = [
     "__version__",
     "accounting",
     "audit",
+    "compat",
     "datasets",
     "decision_list",
     "exceptions",

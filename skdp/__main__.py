@@ -1,5 +1,7 @@
 """Command line: ``skdp demo``, ``skdp --version`` (or ``python -m skdp …``)."""
 
+from __future__ import annotations
+
 import argparse
 import sys
 
@@ -17,7 +19,7 @@ In Python:
 """
 
 
-def _parser():
+def _parser() -> argparse.ArgumentParser:
     from . import __version__
 
     parser = argparse.ArgumentParser(
@@ -35,7 +37,7 @@ def _parser():
     return parser
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command is None:
         print(_GETTING_STARTED, end="")

@@ -10,8 +10,11 @@ row to ``DEMO_ROWS`` as they land. The first line of a row's docstring is shown
 while it runs if it takes longer than two seconds.
 """
 
+from __future__ import annotations
+
 import threading
 import time
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -199,7 +202,8 @@ def _run_row(row, rng, budget, out):
     return cells
 
 
-def run_demo(seed=0, out=None, *, quick=False, verbose=False):
+def run_demo(seed: int = 0, out: TextIO | None = None, *, quick: bool = False,
+             verbose: bool = False) -> list[dict[str, Any]]:
     """Run the demo rows, print them in plain words (≤ ``WIDTH`` columns) and return them.
 
     ``quick`` runs only the learners (no mechanism rows, no composition table);

@@ -13,12 +13,17 @@ With public classes, every error raised about ``y``'s labels is the same whateve
 ``classes`` or it does not.
 """
 
+from __future__ import annotations
+
 import os
 import sys
 import warnings
+from types import FrameType
+from typing import Any
 
 import numpy as np
 import sklearn
+from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 
 from .base import PrivateEstimatorMixin
@@ -32,15 +37,16 @@ _SKIP_DIRS = tuple(
 )
 
 
-def _caller_stacklevel():
+def _caller_stacklevel() -> int:
     """``stacklevel`` pointing at the first frame outside skdp and scikit-learn."""
-    frame, level = sys._getframe(1), 1  # the caller, which calls warnings.warn
+    frame: FrameType | None = sys._getframe(1)
+    level = 1  # the caller, which calls warnings.warn
     while frame is not None and frame.f_code.co_filename.startswith(_SKIP_DIRS):
         frame, level = frame.f_back, level + 1
     return level
 
 
-def check_labels_in(y, classes):
+def check_labels_in(y: ArrayLike, classes: ArrayLike) -> None:
     """Raise a ``ValueError`` (which names no label) unless every label of y is in classes."""
     if not np.isin(np.asarray(y), classes).all():
         raise ValueError(
@@ -49,11 +55,12 @@ def check_labels_in(y, classes):
         )
 
 
-def _is_private(estimator):
+def _is_private(estimator: object) -> bool:
     return isinstance(estimator, PrivateEstimatorMixin)
 
 
-def resolve_classes(estimator, y, classes=None, *, first_call=True, binary=True):
+def resolve_classes(estimator: Any, y: ArrayLike, classes: Any = None, *,
+                    first_call: bool = True, binary: bool = True) -> NDArray[Any]:
     """Return the label set ``classes_`` for a fit/partial_fit block of labels ``y``.
 
     Parameters
@@ -126,7 +133,7 @@ def resolve_classes(estimator, y, classes=None, *, first_call=True, binary=True)
     return found
 
 
-def _public(classes):
+def _public(classes: ArrayLike) -> NDArray[Any]:
     """``np.unique`` of a public label set (checked to be discrete labels)."""
     arr = np.asarray(classes)
     if arr.ndim != 1 or arr.size == 0:

@@ -1,5 +1,7 @@
 """``skdp.show_versions()``: what to paste into a bug report (as ``sklearn.show_versions``)."""
 
+from __future__ import annotations
+
 import importlib.metadata
 import platform
 import sys
@@ -11,7 +13,7 @@ _DEPENDENCIES = ("numpy", "scipy", "scikit-learn", "psycopg", "dask", "distribut
                  "dp-accounting", "hypothesis", "pytest", "matplotlib", "sphinx")
 
 
-def _versions():
+def _versions() -> tuple[dict[str, str], dict[str, str]]:
     from . import __version__
 
     system = {
@@ -29,7 +31,7 @@ def _versions():
     return system, packages
 
 
-def show_versions():
+def show_versions() -> None:
     """Print versions of skdp, Python, the platform and skdp's dependencies.
 
     Examples

@@ -7,12 +7,15 @@ a stream — is :class:`skdp.accounting._ledger.StreamRecord`, opened through
 :meth:`skdp.base.PrivateEstimatorMixin._open_stream`.)
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 __all__ = ["keyed_generator"]
 
 
-def keyed_generator(entropy, index, generator=None):
+def keyed_generator(entropy: int, index: int,
+                    generator: np.random.Generator | None = None) -> np.random.Generator:
     """A Philox generator keyed by (entropy, index), reusing ``generator`` if given.
 
     Each (stream seed, event index) pair gets its own counter-based stream; re-keying an

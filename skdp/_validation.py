@@ -4,14 +4,22 @@ Nothing here imports scikit-learn, so :mod:`skdp.mechanisms` and
 :mod:`skdp.accounting` can use it while staying sklearn-free.
 """
 
+from __future__ import annotations
+
 import math
 import numbers
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .exceptions import PrivacyParameterError
 
+#: What ``random_state`` parameters accept (see :func:`check_generator`).
+RandomStateLike = (int | np.integer | np.random.Generator | np.random.RandomState
+                   | np.random.SeedSequence | None)
+
 __all__ = [
+    "RandomStateLike",
     "check_delta",
     "check_epsilon",
     "check_finite_array",
@@ -24,7 +32,7 @@ __all__ = [
 ]
 
 
-def _as_real(value, name):
+def _as_real(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise PrivacyParameterError(
             f"{name} must be a real number, got {value!r} of type {type(value).__name__}."
@@ -32,7 +40,7 @@ def _as_real(value, name):
     return float(value)
 
 
-def check_epsilon(epsilon, name="epsilon", allow_zero=False):
+def check_epsilon(epsilon: object, name: str = "epsilon", allow_zero: bool = False) -> float:
     """Return ``epsilon`` as a float after checking 0 < ε < ∞ (or 0 ≤ ε if allowed)."""
     eps = _as_real(epsilon, name)
     if not math.isfinite(eps) or eps < 0 or (eps == 0 and not allow_zero):
@@ -45,7 +53,7 @@ def check_epsilon(epsilon, name="epsilon", allow_zero=False):
     return eps
 
 
-def check_delta(delta, name="delta"):
+def check_delta(delta: object, name: str = "delta") -> float:
     """Return ``delta`` as a float after checking 0 ≤ δ < 1."""
     d = _as_real(delta, name)
     if not (0.0 <= d < 1.0):
@@ -56,7 +64,7 @@ def check_delta(delta, name="delta"):
     return d
 
 
-def check_sensitivity(sensitivity, name="sensitivity"):
+def check_sensitivity(sensitivity: object, name: str = "sensitivity") -> float:
     """Return ``sensitivity`` as a float after checking 0 < Δ < ∞."""
     s = _as_real(sensitivity, name)
     if not math.isfinite(s) or s <= 0:
@@ -67,7 +75,7 @@ def check_sensitivity(sensitivity, name="sensitivity"):
     return s
 
 
-def check_positive_int(value, name, minimum=1):
+def check_positive_int(value: object, name: str, minimum: int = 1) -> int:
     """Return ``value`` as an int after checking it is an integer ≥ ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer, got {value!r}.")
@@ -76,7 +84,8 @@ def check_positive_int(value, name, minimum=1):
     return int(value)
 
 
-def check_finite_array(values, name="values", allow_empty=False, ndim=None):
+def check_finite_array(values: ArrayLike, name: str = "values", allow_empty: bool = False,
+                       ndim: int | None = None) -> NDArray[np.float64]:
     """Return ``values`` as a float ndarray, refusing NaN/inf and (by default) empty input."""
     try:
         arr = np.asarray(values, dtype=float)
@@ -97,7 +106,8 @@ def check_finite_array(values, name="values", allow_empty=False, ndim=None):
     return arr
 
 
-def private_data_error(name, rule, column=None, hint=""):
+def private_data_error(name: str, rule: str, column: int | None = None,
+                       hint: str = "") -> ValueError:
     """A ``ValueError`` for input data that breaks ``rule``: names the column, never a value.
 
     Messages end up in logs; a value, a min/max or a count of offending rows computed
@@ -109,12 +119,13 @@ def private_data_error(name, rule, column=None, hint=""):
     return ValueError(f"{msg} {hint}" if hint else msg)
 
 
-def check_public_bounds(lower, upper, n_features, name):
+def check_public_bounds(lower: ArrayLike, upper: ArrayLike, n_features: int,
+                        name: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """``(lower, upper)`` as float arrays of shape (n_features,), from scalars or one value
     per feature; a ValueError starting with ``name`` unless both are finite with
     lower < upper everywhere. Bounds are public parameters, so the messages show them."""
 
-    def per_feature(value, side):
+    def per_feature(value: ArrayLike, side: str) -> NDArray[np.float64]:
         arr = np.asarray(value, dtype=float)
         if arr.ndim == 0:
             arr = np.full(n_features, float(arr))
@@ -133,7 +144,8 @@ def check_public_bounds(lower, upper, n_features, name):
     return lower, upper
 
 
-def clip_to_unit(X, lower, upper):
+def clip_to_unit(X: ArrayLike, lower: NDArray[np.float64],
+                 upper: NDArray[np.float64]) -> NDArray[np.float64]:
     """Clip X to the public [lower, upper] per column and map that range onto [−1, 1].
 
     Written as 2·(x − lo)/(hi − lo) − 1: under rounding x − lo ≤ hi − lo still holds, so
@@ -143,7 +155,7 @@ def clip_to_unit(X, lower, upper):
     return 2.0 * (X - lower) / (upper - lower) - 1.0
 
 
-def check_generator(random_state):
+def check_generator(random_state: RandomStateLike) -> np.random.Generator:
     """Turn ``random_state`` into a :class:`numpy.random.Generator`.
 
     ``None`` gives fresh OS entropy, an int seeds a new PCG64 generator, a

@@ -19,16 +19,22 @@ inputs that make the mechanism work hard; the audits in ``tests/privacy`` also r
 deliberately broken variants to show the test can fail.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.stats import beta as beta_dist
 
 __all__ = ["AuditResult", "audit_mechanism", "epsilon_lower_bound"]
 
 
-def epsilon_lower_bound(k0, n0, k1, n1, alpha=1e-6, delta=0.0):
+def epsilon_lower_bound(k0: int, n0: int, k1: int, n1: int, alpha: float = 1e-6,
+                        delta: float = 0.0) -> float:
     """Lower confidence bound on ε from event counts under D (k0 of n0) and D′ (k1 of n1).
 
     Returns ``-inf`` when the lower bound on P[M(D) ∈ E] does not exceed δ.
@@ -70,7 +76,7 @@ class AuditResult:
     alpha: float
     delta: float
 
-    def __str__(self):
+    def __str__(self) -> str:
         k0, n0, k1, n1 = self.counts
         return (
             f"ε ≥ {self.epsilon_lower_bound:.3f} (α={self.alpha:g}, δ={self.delta:g}; "
@@ -78,20 +84,20 @@ class AuditResult:
         )
 
 
-def _as_indicator(event, outputs):
+def _as_indicator(event: Callable[[Any], Any], outputs: Any) -> NDArray[np.bool_]:
     hits = np.asarray(event(outputs), dtype=bool)
     if hits.shape != (len(outputs),):
         raise ValueError(f"an event must return one bool per output, got shape {hits.shape}")
     return hits
 
 
-def _row_keys(outputs):
+def _row_keys(outputs: Any) -> NDArray[Any]:
     """One hashable-by-bytes key per output (a value, or a row of a 2-D array)."""
     rows = np.ascontiguousarray(np.asarray(outputs).reshape(len(outputs), -1))
     return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
 
 
-def _likelihood_ratio_events(pilot0, pilot1, max_events):
+def _likelihood_ratio_events(pilot0: Any, pilot1: Any, max_events: int) -> list[NDArray[Any]]:
     """Events "outcome ∈ top-j outcomes by empirical log-ratio p0/p1", j = 1..max_events.
 
     Chosen on pilot samples only. Empirical ratios are smoothed (add-½) so outcomes
@@ -106,26 +112,26 @@ def _likelihood_ratio_events(pilot0, pilot1, max_events):
     return [outcomes[order[:j]] for j in range(1, min(max_events, len(outcomes)) + 1)]
 
 
-def _membership_event(chosen_keys):
-    def event(outputs):
+def _membership_event(chosen_keys: NDArray[Any]) -> Callable[[Any], NDArray[np.bool_]]:
+    def event(outputs: Any) -> NDArray[np.bool_]:
         return np.isin(_row_keys(outputs), chosen_keys)
 
     return event
 
 
 def audit_mechanism(
-    sample,
-    d0,
-    d1,
+    sample: Callable[[Any, int, np.random.Generator], Any],
+    d0: Any,
+    d1: Any,
     *,
-    n_samples,
-    events=None,
-    n_pilot=None,
-    max_events=8,
-    alpha=1e-6,
-    delta=0.0,
-    random_state=0,
-):
+    n_samples: int,
+    events: Sequence[Callable[[Any], NDArray[np.bool_]]] | None = None,
+    n_pilot: int | None = None,
+    max_events: int = 8,
+    alpha: float = 1e-6,
+    delta: float = 0.0,
+    random_state: int = 0,
+) -> AuditResult:
     """Audit ``sample`` on neighbouring inputs ``d0`` and ``d1``.
 
     Parameters
@@ -192,4 +198,5 @@ def audit_mechanism(
                 alpha=alpha,
                 delta=delta,
             )
+    assert best is not None  # directional is never empty: len() divided alpha above
     return best

@@ -33,12 +33,15 @@ Budget semantics for estimators
   ``budget_``; see :mod:`skdp.prediction._base`.)
 """
 
+from __future__ import annotations
+
 import numbers
 import warnings
+from typing import cast
 
 import numpy as np
 
-from ._validation import check_delta, check_epsilon, check_generator
+from ._validation import RandomStateLike, check_delta, check_epsilon, check_generator
 from .accounting import PrivacyBudget, PrivacyCost
 from .accounting._ledger import Ledger, StreamRecord
 from .exceptions import PrivacyWarning
@@ -53,7 +56,11 @@ class PrivateEstimatorMixin:
     ``class X(PrivateEstimatorMixin, ClassifierMixin, BaseEstimator)``.
     """
 
-    def _check_privacy_params(self):
+    # Parameters the estimator's __init__ sets (declared for the type checker only).
+    epsilon: float
+    random_state: RandomStateLike
+
+    def _check_privacy_params(self) -> tuple[float, float]:
         """Validate ε, δ and the budget with privacy-specific messages; return (ε, δ)."""
         epsilon = check_epsilon(self.epsilon)
         delta = check_delta(getattr(self, "delta", 0.0))
@@ -64,7 +71,10 @@ class PrivateEstimatorMixin:
             )
         return epsilon, delta
 
-    def _charge(self, epsilon, delta, label, *, accumulate=True, stream=None):
+    # Left unannotated on purpose: mypy would then type privacy_spent_ as a writable
+    # attribute of the mixin, which query-budgeted predictors override with a read-only
+    # property (they never call _charge).
+    def _charge(self, epsilon, delta, label, *, accumulate=True, stream=None):  # type: ignore[no-untyped-def]
         """Pay (ε, δ) from ``self.budget`` (if any), then record it in ``privacy_spent_``.
 
         ``accumulate=False`` starts a new model (``fit``): ``privacy_spent_`` becomes
@@ -83,7 +93,8 @@ class PrivateEstimatorMixin:
         self.privacy_spent_ = PrivacyCost(spent.epsilon + epsilon, spent.delta + delta)
         return key
 
-    def _pay_budget(self, epsilon, delta, label, stream=None):
+    def _pay_budget(self, epsilon: float, delta: float, label: str,
+                    stream: StreamRecord | None = None) -> int | None:
         """Charge ``self.budget`` (if any); return the charge's ``seq`` or ``None``."""
         budget = getattr(self, "budget", None)
         if stream is not None and (budget is None or stream.ledger is not budget._ledger):
@@ -93,7 +104,7 @@ class PrivateEstimatorMixin:
             return None
         return budget._charge(epsilon, delta, f"{type(self).__name__}: {label}", stream=stream)
 
-    def _budget_has_room_for_delta(self, delta):
+    def _budget_has_room_for_delta(self, delta: float) -> bool:
         """Whether ``self.budget`` (if any) could still pay a δ of ``delta``.
 
         Learners whose accounting can be pure or approximate use this to stay pure on a
@@ -103,7 +114,7 @@ class PrivateEstimatorMixin:
         budget = getattr(self, "budget", None)
         return budget is None or budget.remaining.delta >= delta
 
-    def _release_generator(self, key):
+    def _release_generator(self, key: int | None) -> np.random.Generator:
         """The generator of the release charged as ``key`` (see the module docstring)."""
         random_state = self.random_state
         seeded = isinstance(random_state, numbers.Integral) and not isinstance(
@@ -112,11 +123,11 @@ class PrivateEstimatorMixin:
             if seeded:
                 _warn_fixed_seed_once()
             return check_generator(random_state)
-        base = int(random_state) if seeded else int(
+        base = int(cast(int, random_state)) if seeded else int(
             check_generator(random_state).integers(2**63))
         return np.random.default_rng([base, int(key)])
 
-    def _open_stream(self):
+    def _open_stream(self) -> StreamRecord:
         """Open a versioned stream record for this object's private state.
 
         In the budget's ledger, else in a private one (which still catches stale
@@ -127,7 +138,7 @@ class PrivateEstimatorMixin:
         ledger = budget._ledger if budget is not None else Ledger.create("memory", 0.0, 0.0)
         return StreamRecord(ledger, f"This fitted {type(self).__name__}")
 
-    def _begin_stream(self, epsilon, delta, from_fit):
+    def _begin_stream(self, epsilon: float, delta: float, from_fit: bool) -> None:
         """Start a stream that pays (ε, δ) once: open its record, charge (advancing it
         in the same transaction), and draw the stream's seed ``_entropy`` from the
         release's generator. Nothing changes if the budget cannot pay."""
@@ -141,7 +152,7 @@ class PrivateEstimatorMixin:
 _FIXED_SEED_WARNED: list[bool] = []
 
 
-def _warn_fixed_seed_once():
+def _warn_fixed_seed_once() -> None:
     if _FIXED_SEED_WARNED:
         return
     _FIXED_SEED_WARNED.append(True)

@@ -8,9 +8,15 @@ private-everlasting-prediction game (Stemmer 2024): a planted rectangle or stump
 an initial sample from D, and query streams mixing D with adversarial queries.
 """
 
-import numpy as np
+from __future__ import annotations
 
-from ._validation import check_generator, check_positive_int
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ._validation import RandomStateLike, check_generator, check_positive_int
 from .exceptions import BudgetExhaustedError
 
 __all__ = [
@@ -44,12 +50,15 @@ _DESCR_RANGES = {
 }
 
 
-def breast_cancer_public_bounds(feature_names):
+def breast_cancer_public_bounds(feature_names: Iterable[str]) -> NDArray[np.float64]:
     """(low, high) per feature from the ranges published in the dataset's DESCR."""
     return np.array([_DESCR_RANGES[str(name)] for name in feature_names])
 
 
-def planted_decision_list(rng, n, d, length=6, noise=0.0, density=0.15):
+def planted_decision_list(
+    rng: np.random.Generator, n: int, d: int, length: int = 6, noise: float = 0.0,
+    density: float = 0.15,
+) -> tuple[NDArray[np.int8], NDArray[np.int64], tuple[list[tuple[int, int]], int]]:
     """Random sparse bits labelled by a random length-``length`` decision list.
 
     Returns X (n, d) int8, y, and the planted rules [(feature, label), ...] + default.
@@ -204,9 +213,11 @@ class RobustPEPStream:
     True
     """
 
-    def __init__(self, n_features=2, *, gamma=0.5, adversary="challenge",
-                 distribution="uniform", concept="rectangle", target=None, target_mass=0.4,
-                 n_components=3, n_repeated=4, probe_fraction=0.25, random_state=None):
+    def __init__(self, n_features: int = 2, *, gamma: float = 0.5, adversary: str = "challenge",
+                 distribution: str = "uniform", concept: str = "rectangle",
+                 target: ArrayLike | None = None, target_mass: float = 0.4, n_components: int = 3,
+                 n_repeated: int = 4, probe_fraction: float = 0.25,
+                 random_state: RandomStateLike = None) -> None:
         self.n_features = check_positive_int(n_features, "n_features")
         self.gamma = _check_fraction(gamma, "gamma")
         self.adversary = _check_choice(adversary, _ADVERSARIES, "adversary")
@@ -229,13 +240,13 @@ class RobustPEPStream:
         self._inner = np.clip(self.target_, 0.0, 1.0)
         self._centre = self._inner.mean(axis=0)
         self.learned_estimate_ = (self._centre + self._inner) / 2
-        self._probes = []  # recent blocks' probes: (face index, coordinate, answered 1)
+        self._probes: list[Any] = []  # recent blocks' probes: (face index, coordinate, answered 1)
         self._pending = (np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0))
         self._pool = np.concatenate([
             self._boundary_points(rng, self.n_repeated - self.n_repeated // 2),
             self._draw_D(rng, self.n_repeated // 2)])
         self.n_blocks_ = 0
-        self._last_block_size = None
+        self._last_block_size: int | None = None
 
     # ------------------------------------------------------------------ the task
     def _random_target(self, rng):
@@ -266,13 +277,13 @@ class RobustPEPStream:
             filled += len(cand)
         return out
 
-    def label(self, X):
+    def label(self, X: ArrayLike) -> NDArray[np.int64]:
         """0 / 1 labels of the target on ``X`` (1 = inside the closed box)."""
         points = np.asarray(X, dtype=float)
         inside = (points >= self.target_[0]) & (points <= self.target_[1])
         return np.all(inside, axis=1).astype(np.int64)
 
-    def sample(self, n):
+    def sample(self, n: int) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
         """``n`` labelled rows from D: ``(X, y)``, the initial sample of the game."""
         X = self._draw_D(self._rng, check_positive_int(n, "n"))
         return X, self.label(X)
@@ -345,7 +356,9 @@ class RobustPEPStream:
             reach = (ends[cut] + ends[cut + 1]) / 2
             self.learned_estimate_[s, j] = self._centre[j] + (reach if s == 1 else -reach)
 
-    def next_block(self, n, previous_answers=None):
+    def next_block(
+        self, n: int, previous_answers: ArrayLike | None = None,
+    ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
         """The next ``n`` queries and the mask of those drawn from D.
 
         Parameters
@@ -393,7 +406,9 @@ class RobustPEPStream:
         return X, from_D
 
 
-def play_robust_pep(predictor, stream, n_queries, *, block_size=10_000, callback=None):
+def play_robust_pep(predictor: Any, stream: RobustPEPStream, n_queries: int, *,
+                    block_size: int | Callable[[int], int] = 10_000,
+                    callback: Callable[[int, Any], object] | None = None) -> dict[str, Any]:
     """Play a fitted predictor against a :class:`RobustPEPStream` for ``n_queries``.
 
     Blocks of ``block_size`` queries are drawn from ``stream`` (each block after
@@ -467,11 +482,11 @@ def play_robust_pep(predictor, stream, n_queries, *, block_size=10_000, callback
             callback(done, predictor)
         if refused is not None:
             break
-    queries, answers, from_D, truth = (
+    all_queries, all_answers, from_D, truth = (
         np.concatenate(a) for a in (queries, answers, masks, truths))
-    wrong = answers != truth
+    wrong = all_answers != truth
     return {
-        "queries": queries, "answers": answers, "from_D": from_D, "truth": truth,
+        "queries": all_queries, "answers": all_answers, "from_D": from_D, "truth": truth,
         "n_answered": done,
         "error_D": float(wrong[from_D].mean()) if from_D.any() else np.nan,
         "block_error_D": np.array(block_error), "block_end": np.array(block_end),

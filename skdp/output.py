@@ -15,6 +15,8 @@ Writing figures involves no private data, so this module has no privacy
 consequence.
 """
 
+from __future__ import annotations
+
 import os
 import re
 from pathlib import Path
@@ -28,7 +30,7 @@ _DEFAULT_DIR = "skdp_output"
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 
-def output_dir():
+def output_dir() -> Path:
     """Return the directory examples write into, creating it if needed.
 
     Returns
@@ -47,7 +49,7 @@ def output_dir():
     return path
 
 
-def figure_path(name):
+def figure_path(name: str) -> Path:
     """Return ``output_dir() / (name + ".png")`` for an example's figure.
 
     Parameters

@@ -8,15 +8,23 @@ thresholds from the user (domain knowledge, documentation, a public dataset) and
 private learner`` is exactly as private as the learner.
 """
 
+from __future__ import annotations
+
 import numbers
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
 
 from ._validation import check_public_bounds, clip_to_unit
+
+if TYPE_CHECKING:
+    from sklearn.utils import Tags
+    from typing_extensions import Self
 
 __all__ = ["PublicBoundsBinarizer", "PublicBoundsClipper"]
 
@@ -90,15 +98,16 @@ class PublicBoundsClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         "scale": ["boolean"],
     }
 
-    def __init__(self, lower=None, upper=None, *, scale=True):
+    def __init__(self, lower: ArrayLike | float | None = None,
+                 upper: ArrayLike | float | None = None, *, scale: bool = True) -> None:
         self.lower = lower
         self.upper = upper
         self.scale = scale
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: Any = None) -> Self:
         """Check X's shape and the bounds; nothing is learned from X's values."""
         self._validate_params()
-        X = validate_data(self, X, reset=True, ensure_all_finite=True)
+        data: NDArray[Any] = validate_data(self, X, reset=True, ensure_all_finite=True)
         if (self.lower is None) != (self.upper is None):
             raise ValueError("Give both lower and upper (public bounds), or neither.")
         if self.lower is None:
@@ -111,11 +120,11 @@ class PublicBoundsClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
             )
         lower = -1.0 if self.lower is None else self.lower
         upper = 1.0 if self.upper is None else self.upper
-        self.lower_, self.upper_ = check_public_bounds(lower, upper, X.shape[1],
+        self.lower_, self.upper_ = check_public_bounds(lower, upper, data.shape[1],
                                                        "PublicBoundsClipper")
         return self
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray[np.floating[Any]]:
         """Clip (and scale) X."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, ensure_all_finite=True, copy=True)
@@ -176,7 +185,8 @@ class PublicBoundsBinarizer(TransformerMixin, BaseEstimator):
         "n_thresholds": [Interval(numbers.Integral, 1, None, closed="left")],
     }
 
-    def __init__(self, thresholds=None, *, bounds=None, n_thresholds=1):
+    def __init__(self, thresholds: float | list | tuple | None = None, *,
+                 bounds: ArrayLike | None = None, n_thresholds: int = 1) -> None:
         self.thresholds = thresholds
         self.bounds = bounds
         self.n_thresholds = n_thresholds
@@ -201,22 +211,22 @@ class PublicBoundsBinarizer(TransformerMixin, BaseEstimator):
         steps = np.arange(1, self.n_thresholds + 1) / (self.n_thresholds + 1)
         return list(low[:, None] + (high - low)[:, None] * steps[None, :])
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: Any = None) -> Self:
         """Check X's shape and resolve the thresholds; nothing is learned from X's values."""
         self._validate_params()
-        X = validate_data(self, X, reset=True, ensure_all_finite=True)
-        self.thresholds_ = self._resolve_thresholds(X.shape[1])
-        self._columns = np.repeat(np.arange(X.shape[1]), [t.size for t in self.thresholds_])
+        data: NDArray[Any] = validate_data(self, X, reset=True, ensure_all_finite=True)
+        self.thresholds_ = self._resolve_thresholds(data.shape[1])
+        self._columns = np.repeat(np.arange(data.shape[1]), [t.size for t in self.thresholds_])
         self._cuts = np.concatenate(self.thresholds_) if self._columns.size else np.empty(0)
         return self
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray[np.uint8]:
         """Return the uint8 matrix of indicators ``X[:, j] > t``."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, ensure_all_finite=True)
-        return (X[:, self._columns] > self._cuts).astype(np.uint8)
+        data: NDArray[Any] = validate_data(self, X, reset=False, ensure_all_finite=True)
+        return (data[:, self._columns] > self._cuts).astype(np.uint8)
 
-    def get_feature_names_out(self, input_features=None):
+    def get_feature_names_out(self, input_features: ArrayLike | None = None) -> NDArray[Any]:
         """Names like ``"x3 > 1.5"`` (or ``"<column> > 1.5"`` for named input)."""
         check_is_fitted(self)
         names = _check_feature_names_in(self, input_features)
@@ -225,7 +235,7 @@ class PublicBoundsBinarizer(TransformerMixin, BaseEstimator):
             dtype=object,
         )
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = []  # the output is always uint8 indicators
         return tags

@@ -111,12 +111,13 @@ def test_deepcopy_branches_of_a_decision_list_cannot_both_release():
     clf = DPDecisionListClassifier(epsilon=1.0, classes=[0, 1], budget=budget,
                                    random_state=0).fit(X, y)
     branch = copy.deepcopy(clf)
-    clf.partial_fit(X[:50], y[:50]).predict(X[:5])  # a release from the original
-    branch.partial_fit(X[50:100], y[50:100])
-    spent = budget.spent
+    clf.partial_fit(X[:50], y[:50])  # the original continues the stream
+    clf.partial_fit(X[50:100], y[50:100])  # ... and releases (call 3 of the stream)
+    spent, state = budget.spent, dict(branch.__dict__)
     with pytest.raises(StaleStateError):
-        branch.predict(X[:5])  # the branch's release is refused, unpaid
-    assert budget.spent == spent
+        branch.partial_fit(X[50:100], y[50:100])  # the branch is refused, unpaid
+    assert budget.spent == spent and branch.__dict__.keys() == state.keys()
+    assert branch.predict(X[:5]).shape == (5,)  # it still predicts with what it had
 
 
 def test_releases_on_one_ledger_draw_fresh_noise_and_a_fresh_ledger_reproduces():

@@ -7,8 +7,8 @@ import pytest
 
 import skdp
 
-SUBPACKAGES = ("accounting", "audit", "datasets", "decision_list", "exceptions", "hypotheses",
-               "linear", "mechanisms", "online", "prediction", "preprocessing")
+SUBPACKAGES = ("accounting", "audit", "compat", "datasets", "decision_list", "exceptions",
+               "hypotheses", "linear", "mechanisms", "online", "prediction", "preprocessing")
 
 
 @pytest.mark.parametrize("name", SUBPACKAGES)

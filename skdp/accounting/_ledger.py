@@ -8,12 +8,19 @@ with it. Pickling a ``Ledger`` stores only its store's address (without password
 its id: never a snapshot of what was spent, which a reload could replay.
 """
 
+from __future__ import annotations
+
 import threading
 import uuid
 import weakref
+from typing import TYPE_CHECKING, Any, cast
 
 from ..exceptions import LedgerIntegrityError, StaleStateError
 from .stores import open_store, promotion_url
+from .stores._base import LedgerStore
+
+if TYPE_CHECKING:
+    from .stores.memory import MemoryStore
 
 __all__ = ["Ledger", "StreamRecord"]
 
@@ -21,7 +28,7 @@ __all__ = ["Ledger", "StreamRecord"]
 _KNOWN_DSNS: dict[str, str] = {}
 
 
-def _open(url, create=True):
+def _open(url: str, create: bool = True) -> LedgerStore:
     store = open_store(url, create=create)
     _KNOWN_DSNS[store.url] = _KNOWN_DSNS[store.portable_url] = url
     return store
@@ -30,29 +37,29 @@ def _open(url, create=True):
 class Ledger:
     """One ledger in one store; shared by every in-process handle on it."""
 
-    def __init__(self, store, ledger_id):
+    def __init__(self, store: LedgerStore, ledger_id: str) -> None:
         self.store = store
         self.id = ledger_id
         self._lock = threading.Lock()
 
     @classmethod
-    def create(cls, url, epsilon, delta, ledger_id=None):
+    def create(cls, url: str, epsilon: float, delta: float, ledger_id: str | None = None) -> Ledger:
         store = _open(_KNOWN_DSNS.get(url, url))
         ledger = cls(store, ledger_id or uuid.uuid4().hex)
         store.create_ledger(ledger.id, epsilon, delta)
         if not store.shared:
             # Nothing outside this process can reach a memory ledger: free it with the
             # last handle (a no-op once it has moved to a shared store).
-            weakref.finalize(ledger, store.drop_ledger, ledger.id)
+            weakref.finalize(ledger, cast("MemoryStore", store).drop_ledger, ledger.id)
         return ledger
 
     @classmethod
-    def attach(cls, url, ledger_id):
+    def attach(cls, url: str, ledger_id: str) -> Ledger:
         store = _open(_KNOWN_DSNS.get(url, url), create=False)
         store.totals(ledger_id)  # LedgerIntegrityError if it is not there
         return cls(store, ledger_id)
 
-    def run(self, operation, *args, **kwargs):
+    def run(self, operation: str, *args: Any, **kwargs: Any) -> Any:
         """Call ``store.<operation>(id, ...)``; retried once on the new store if the
         ledger moved (was promoted) while the call waited, which committed nothing."""
         store = self.store
@@ -63,22 +70,22 @@ class Ledger:
                 raise
             return getattr(self.store, operation)(self.id, *args, **kwargs)
 
-    def promote(self):
+    def promote(self) -> None:
         """Move a ``memory`` ledger to the shared SQLite store (once; then a no-op)."""
         with self._lock:
             if self.store.shared:
                 return
             target = _open(promotion_url())
-            self.store.move_ledger(self.id, target)
+            cast("MemoryStore", self.store).move_ledger(self.id, target)
             self.store = target
 
-    def __copy__(self):
+    def __copy__(self) -> Ledger:
         return self
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: dict[int, Any]) -> Ledger:
         return self
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
         self.promote()
         _ATTACHED.setdefault((self.store.portable_url, self.id), self)
         return (_attach, (self.store.portable_url, self.id))
@@ -89,7 +96,7 @@ class Ledger:
 _ATTACHED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
-def _attach(url, ledger_id):
+def _attach(url: str, ledger_id: str) -> Ledger:
     key = (url, ledger_id)
     ledger = _ATTACHED.get(key)
     if ledger is None:
@@ -107,14 +114,14 @@ class StreamRecord:
     :class:`~skdp.exceptions.StaleStateError`. ``what`` names the object in that error.
     """
 
-    def __init__(self, ledger, what):
+    def __init__(self, ledger: Ledger, what: str) -> None:
         self.ledger = ledger
         self.what = what
         self.id = uuid.uuid4().hex
         self.version = 0
         ledger.run("create_stream", self.id)
 
-    def advance(self):
+    def advance(self) -> None:
         store = self.ledger.store
         try:
             self.version = store.advance_stream(self.id, self.version, self.what)
@@ -123,7 +130,7 @@ class StreamRecord:
                 raise
             self.version = self.ledger.store.advance_stream(self.id, self.version, self.what)
 
-    def charge(self, epsilon, delta, label):
+    def charge(self, epsilon: float, delta: float, label: str | None) -> int:
         """Pay (ε, δ) to the ledger and advance, atomically; return the charge's ``seq``."""
         seq = self.ledger.run("charge", epsilon, delta, label, stream=(self.id, self.version))
         self.version += 1

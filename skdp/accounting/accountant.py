@@ -25,14 +25,17 @@ Measured (``benchmarks/accounting.py``): 200 × ε = 0.05 at δ = 10⁻⁶ repor
 (exact: 3.2763); a plan of 10⁴ mechanisms is accounted in well under a second.
 """
 
+from __future__ import annotations
+
 import functools
 import math
+from collections.abc import Iterable
 
 from .._validation import check_delta, check_epsilon, check_positive_int
 from ..exceptions import PrivacyParameterError
 from . import _pld, _rdp
 from .composition import _optimal_epsilon
-from .events import ApproxDP, BoundedRange, DiscreteLaplace, Gaussian, Laplace, PureDP
+from .events import ApproxDP, BoundedRange, DiscreteLaplace, Gaussian, Laplace, PrivacyEvent, PureDP
 
 __all__ = ["Accounting", "account", "epsilon_of"]
 
@@ -88,13 +91,13 @@ class Accounting:
     computed once, on first use.
     """
 
-    def __init__(self, groups, method):
+    def __init__(self, groups: dict[PrivacyEvent, int], method: str) -> None:
         self._groups = groups
         self.method = method
         self._has_gaussian = any(type(e) is Gaussian for e in groups)
         self._own_delta = math.fsum(count * e.delta for e, count in groups.items())
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         n = sum(self._groups.values())
         return f"Accounting({n} events in {len(self._groups)} groups, method={self.method!r})"
 
@@ -162,7 +165,7 @@ class Accounting:
     def _rdp_epsilon(self, delta):
         return _rdp.epsilon(self._divergence, delta - self._own_delta)
 
-    def epsilon(self, delta):
+    def epsilon(self, delta: float) -> float:
         """The smallest ε (an upper bound, never optimistic) at which the composition is (ε, δ)-DP.
 
         ``math.inf`` when no ε works at this δ (the events' own δ exceed it).
@@ -182,7 +185,7 @@ class Accounting:
             candidates.append(self._exact_homogeneous(delta))
         return float(min(candidates))
 
-    def delta(self, epsilon):
+    def delta(self, epsilon: float) -> float:
         """The smallest δ (an upper bound) at which the composition is (ε, δ)-DP."""
         epsilon = check_epsilon(epsilon, allow_zero=True)
         candidates = []
@@ -207,7 +210,7 @@ class Accounting:
             lo, hi = (lo, mid) if of(math.exp(mid)) <= epsilon else (mid, hi)
         return math.exp(hi)
 
-    def epsilon_bounds(self, delta):
+    def epsilon_bounds(self, delta: float) -> tuple[float, float]:
         """(lower, upper) bounds on the PLD's ε at δ: the width is its discretisation error.
 
         ``upper`` is :meth:`epsilon` by the ``"pld"`` method; ``lower`` rounds every loss
@@ -218,7 +221,8 @@ class Accounting:
         return lower, self._pld_epsilon(delta)
 
 
-def account(items, method="tight"):
+def account(items: Iterable[PrivacyEvent | tuple[PrivacyEvent, int]],
+            method: str = "tight") -> Accounting:
     """Account for an adaptive composition of privacy events.
 
     Parameters
@@ -259,6 +263,7 @@ def _account(groups, method):
     return Accounting(dict(groups), method)
 
 
-def epsilon_of(items, delta, method="tight"):
+def epsilon_of(items: Iterable[PrivacyEvent | tuple[PrivacyEvent, int]], delta: float,
+               method: str = "tight") -> float:
     """Shortcut for ``account(items, method).epsilon(delta)``."""
     return account(items, method).epsilon(delta)

@@ -27,9 +27,13 @@ A brand-new ledger is made only by constructing a ``PrivacyBudget`` (or naming a
 ``ledger_id``).
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from .._validation import check_delta, check_epsilon
 from ..exceptions import LedgerIntegrityError
-from ._ledger import Ledger
+from ._ledger import Ledger, StreamRecord
 from .composition import PrivacyCost
 from .stores._base import fits, integrity_error
 
@@ -92,7 +96,8 @@ class PrivacyBudget:
     0.0
     """
 
-    def __init__(self, epsilon, delta=0.0, *, store="memory", ledger_id=None):
+    def __init__(self, epsilon: float, delta: float = 0.0, *, store: str = "memory",
+                 ledger_id: str | None = None) -> None:
         epsilon, delta = check_epsilon(epsilon), check_delta(delta)
         if ledger_id is None:
             self._ledger = Ledger.create(store, epsilon, delta)
@@ -111,38 +116,38 @@ class PrivacyBudget:
             )
 
     @property
-    def epsilon(self):
+    def epsilon(self) -> float:
         return self._ledger.run("totals")[0]
 
     @property
-    def delta(self):
+    def delta(self) -> float:
         return self._ledger.run("totals")[1]
 
     @property
-    def store(self):
+    def store(self) -> str:
         return self._ledger.store.url
 
     @property
-    def ledger_id(self):
+    def ledger_id(self) -> str:
         return self._ledger.id
 
     @property
-    def spent(self):
+    def spent(self) -> PrivacyCost:
         return PrivacyCost(*self._ledger.run("spent"))
 
     @property
-    def remaining(self):
+    def remaining(self) -> PrivacyCost:
         total_eps, total_delta = self._ledger.run("totals")
         used = self.spent
         return PrivacyCost(max(total_eps - used.epsilon, 0.0),
                            max(total_delta - used.delta, 0.0))
 
     @property
-    def charges(self):
+    def charges(self) -> tuple[tuple[float, float, str | None], ...]:
         return tuple((c.epsilon, c.delta, c.label or None)
                      for c in self._ledger.run("charges"))
 
-    def verify(self):
+    def verify(self) -> bool:
         """Check that no charge was deleted or altered; return True.
 
         Raises
@@ -155,13 +160,13 @@ class PrivacyBudget:
             raise integrity_error(self._ledger.id, problem)
         return True
 
-    def can_spend(self, epsilon, delta=0.0):
+    def can_spend(self, epsilon: float, delta: float = 0.0) -> bool:
         """True if a charge of (ε, δ) would fit now."""
         epsilon = check_epsilon(epsilon, allow_zero=True)
         delta = check_delta(delta)
         return fits(self._ledger.run("totals"), self.spent, epsilon, delta)
 
-    def spend(self, epsilon, delta=0.0, *, label=None):
+    def spend(self, epsilon: float, delta: float = 0.0, *, label: str | None = None) -> None:
         """Charge (ε, δ) to the budget, atomically.
 
         Parameters
@@ -184,7 +189,8 @@ class PrivacyBudget:
         """
         self._charge(epsilon, delta, label)
 
-    def _charge(self, epsilon, delta, label, stream=None):
+    def _charge(self, epsilon: float, delta: float, label: str | None,
+                stream: StreamRecord | None = None) -> int:
         """:meth:`spend`, returning the charge's position in the ledger (its ``seq``).
 
         ``stream`` (a :class:`~skdp.accounting._ledger.StreamRecord` on this ledger) is
@@ -196,20 +202,20 @@ class PrivacyBudget:
             return stream.charge(epsilon, delta, label)
         return self._ledger.run("charge", epsilon, delta, label)
 
-    def shares_ledger_with(self, other):
+    def shares_ledger_with(self, other: object) -> bool:
         """True if ``other`` is a handle on the same ledger (a copy of this budget)."""
         return (isinstance(other, PrivacyBudget) and other._ledger.id == self._ledger.id
                 and other._ledger.store.url == self._ledger.store.url)
 
-    def __copy__(self):
+    def __copy__(self) -> PrivacyBudget:
         twin = object.__new__(PrivacyBudget)
         twin._ledger = self._ledger
         return twin
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: dict[int, Any]) -> PrivacyBudget:
         return self.__copy__()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         used = self.spent
         return (
             f"PrivacyBudget(epsilon={self.epsilon:g}, delta={self.delta:g}; "

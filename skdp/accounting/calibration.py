@@ -5,14 +5,17 @@ given a plan — "K instances of this, m·K of that, with these relative weights
 common scale s makes the whole composition (ε, δ)-DP, as large as possible?
 """
 
+from __future__ import annotations
+
 import math
-from typing import NamedTuple
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple
 
 from .._validation import check_delta, check_epsilon
 from ..exceptions import PrivacyParameterError
 from .accountant import _EVENTS, _EXACT_MAX_COUNT, _check_count, _check_method, account
 from .composition import calibrate
-from .events import ApproxDP, Gaussian
+from .events import ApproxDP, Gaussian, PrivacyEvent
 
 __all__ = ["Calibration", "PlanItem", "calibrate_plan"]
 
@@ -33,7 +36,7 @@ class PlanItem(NamedTuple):
     weight: float = 1.0
     delta: float = 0.0
 
-    def event(self, scale):
+    def event(self, scale: float) -> PrivacyEvent:
         eps = self.weight * scale
         if self.kind is Gaussian:
             return Gaussian(1.0 / eps)
@@ -64,7 +67,7 @@ class Calibration(NamedTuple):
     delta: float
 
 
-def _check_plan(plan):
+def _check_plan(plan: Iterable[Any]) -> list[PlanItem]:
     items = []
     for item in plan:
         item = item if isinstance(item, PlanItem) else PlanItem(*item)
@@ -79,7 +82,8 @@ def _check_plan(plan):
     return items
 
 
-def calibrate_plan(plan, epsilon, delta, method="tight"):
+def calibrate_plan(plan: Sequence[PlanItem], epsilon: float, delta: float,
+                   method: str = "tight") -> Calibration:
     """The largest per-mechanism parameters whose composition fits in (ε, δ).
 
     Parameters
@@ -124,7 +128,7 @@ def calibrate_plan(plan, epsilon, delta, method="tight"):
             "give its mechanisms a smaller δ or raise delta."
         )
 
-    def plan_at(scale):
+    def plan_at(scale: float) -> list[tuple[PrivacyEvent, int]]:
         return [(item.event(scale), item.count) for item in items]
 
     # ε(s) grows with s under every method, so the largest s under "tight" (the minimum
@@ -133,7 +137,7 @@ def calibrate_plan(plan, epsilon, delta, method="tight"):
     gaussian = any(item.kind is Gaussian for item in items)
     best = _exact_homogeneous_scale(items, epsilon, delta) if method == "tight" else 0.0
     for each in _component_methods(method, gaussian):
-        def spent(scale, each=each):
+        def spent(scale: float, each: str = each) -> float:
             return account(plan_at(scale), each).epsilon(delta)
 
         if best > 0 and spent(best * (1.0 + _SCALE_RTOL)) > epsilon:
@@ -151,7 +155,7 @@ def calibrate_plan(plan, epsilon, delta, method="tight"):
     )
 
 
-def _exact_homogeneous_scale(items, epsilon, delta):
+def _exact_homogeneous_scale(items: Sequence[PlanItem], epsilon: float, delta: float) -> float:
     """The scale from the exact KOV calibration when the plan is one group of equal
     ε-DP or (ε, δ)-DP events (what "tight" accounting then reports); else 0."""
     if len(items) != 1 or items[0].kind is Gaussian or items[0].count > _EXACT_MAX_COUNT:
@@ -165,13 +169,13 @@ def _exact_homogeneous_scale(items, epsilon, delta):
     return step / item.weight
 
 
-def _component_methods(method, gaussian):
+def _component_methods(method: str, gaussian: bool) -> tuple[str, ...]:
     if method != "tight":
         return (method,)
     return ("rdp", "pld") if gaussian else ("basic", "advanced", "rdp", "pld")
 
 
-def _largest_scale(spent, epsilon, start):
+def _largest_scale(spent: Callable[[float], float], epsilon: float, start: float) -> float:
     """Largest s with spent(s) ≤ epsilon (spent increasing) to a relative _SCALE_RTOL; else 0."""
     lo = start
     for _ in range(64):

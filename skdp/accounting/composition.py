@@ -53,6 +53,8 @@ References
    Composition of Differential Privacy". TCC 2016. Thm 1.5.
 """
 
+from __future__ import annotations
+
 import math
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -217,7 +219,7 @@ def _bisect_smallest(feasible, lo, hi):
 # --------------------------------------------------------------------------- basic
 
 
-def basic_composition(epsilon, delta, k):
+def basic_composition(epsilon: float, delta: float, k: int) -> PrivacyCost:
     """Basic composition of ``k`` (ε, δ)-DP mechanisms: (kε, kδ).
 
     Parameters
@@ -250,7 +252,7 @@ def basic_composition(epsilon, delta, k):
     return PrivacyCost(k * epsilon, min(k * delta, 1.0))
 
 
-def basic_composition_sequence(costs):
+def basic_composition_sequence(costs: Iterable[tuple[float, float]]) -> PrivacyCost:
     """Basic composition of heterogeneous mechanisms: (Σ ε_i, Σ δ_i).
 
     Parameters
@@ -313,7 +315,8 @@ def _kov_epsilon(epsilon, k, delta_slack):
     return min(k * epsilon, second, third)
 
 
-def advanced_composition(epsilon, delta, k, delta_slack, variant="drv"):
+def advanced_composition(epsilon: float, delta: float, k: int, delta_slack: float,
+                         variant: str = "drv") -> PrivacyCost:
     """Advanced composition of ``k`` (ε, δ)-DP mechanisms.
 
     Parameters
@@ -460,7 +463,7 @@ def _fits(rr, eps_g, log_target, delta, k, delta_total):
     return total if total <= delta_total else None
 
 
-def optimal_composition_delta(epsilon, delta, k, epsilon_total):
+def optimal_composition_delta(epsilon: float, delta: float, k: int, epsilon_total: float) -> float:
     """Exact δ of the optimal k-fold composition of (ε, δ)-DP at total ε_g.
 
     Parameters
@@ -534,7 +537,7 @@ def _optimal_epsilon(epsilon, delta, k, delta_total, log_binom=None):
     return eps_g, cache.get(eps_g, floor)
 
 
-def optimal_composition(epsilon, delta, k, delta_total):
+def optimal_composition(epsilon: float, delta: float, k: int, delta_total: float) -> PrivacyCost:
     """Exact optimal k-fold composition of (ε, δ)-DP mechanisms at a total δ.
 
     Parameters
@@ -600,7 +603,8 @@ def optimal_composition(epsilon, delta, k, delta_total):
 # --------------------------------------------------------------------------- compose / calibrate
 
 
-def compose(epsilon, delta, k, total_delta, method="optimal"):
+def compose(epsilon: float, delta: float, k: int, total_delta: float,
+            method: str = "optimal") -> PrivacyCost:
     """Total cost of ``k`` (ε, δ)-DP steps within a total δ budget, by ``method``.
 
     Parameters
@@ -679,7 +683,8 @@ def _compose(epsilon, delta, k, total_delta, method, log_binom=None):
     return PrivacyCost(_kov_epsilon(epsilon, k, slack), _kov_total_delta(delta, k, slack))
 
 
-def calibrate(total_epsilon, total_delta, k, method="optimal", step_delta=0.0):
+def calibrate(total_epsilon: float, total_delta: float, k: int, method: str = "optimal",
+              step_delta: float = 0.0) -> PrivacyCost:
     """Largest per-step ε such that ``k`` steps fit in a total (ε, δ) budget.
 
     Parameters

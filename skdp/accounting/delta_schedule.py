@@ -12,10 +12,13 @@ sums and tails, and the per-phase split used by phase-based algorithms
 Σ_p t_p·δ_p ≤ δ*).
 """
 
+from __future__ import annotations
+
 import math
 import numbers
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import zeta
 
 from .._validation import check_delta
@@ -66,7 +69,7 @@ def _out(arr, scalar):
     return float(arr) if scalar else np.asarray(arr, dtype=float)
 
 
-def _check_length(value, name):
+def _check_length(value: int, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"{name} must be an integer ≥ 1, got {value!r}.")
     return int(value)
@@ -132,9 +135,8 @@ class DeltaSchedule:
     True
     """
 
-    def __init__(
-        self, delta_star, kind="polynomial", *, exponent=2.0, first_phase_length=1, growth=2
-    ):
+    def __init__(self, delta_star: float, kind: str = "polynomial", *, exponent: float = 2.0,
+                 first_phase_length: int = 1, growth: int = 2) -> None:
         delta_star = check_delta(delta_star, name="delta_star")
         if delta_star == 0.0:
             raise PrivacyParameterError(
@@ -153,18 +155,18 @@ class DeltaSchedule:
                 f"exponent must be finite and > 1, got {exponent!r}: Σ_i i^(−s) diverges "
                 "for s ≤ 1, so no such schedule has a finite total δ."
             )
-        self.exponent = exponent
-        self.first_phase_length = _check_length(first_phase_length, "first_phase_length")
-        self.growth = _check_length(growth, "growth")
+        self.exponent: float = exponent
+        self.first_phase_length: int = _check_length(first_phase_length, "first_phase_length")
+        self.growth: int = _check_length(growth, "growth")
         # Usable total: (1 − 10⁻¹²)·δ*.
-        self._budget = delta_star * _SAFETY
+        self._budget: float = delta_star * _SAFETY
         if kind == "polynomial":
             self._zeta = float(zeta(exponent, 1.0))
-            self._scale = self._budget / self._zeta
+            self._scale: float = self._budget / self._zeta
         else:
             self._ends = self._phase_end_table()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self.kind == "polynomial":
             extra = f"exponent={self.exponent!r}"
         else:
@@ -200,7 +202,7 @@ class DeltaSchedule:
     def _phase_length_float(self, p):
         return self.first_phase_length * np.power(float(self.growth), p - 1.0)
 
-    def phase_of(self, i):
+    def phase_of(self, i: ArrayLike) -> int | NDArray[np.int64]:
         """The phase p(i) ≥ 1 of index i (geometric schedules).
 
         Parameters
@@ -217,7 +219,7 @@ class DeltaSchedule:
         p = self._phase_of(arr)
         return int(p) if scalar else np.asarray(p, dtype=np.int64)
 
-    def phase_length(self, p):
+    def phase_length(self, p: ArrayLike) -> int | float | NDArray[np.float64]:
         """The length t_p = first_phase_length · growth^(p−1) of phase p (geometric).
 
         Returns a Python int for a scalar ``p`` (exact, however large), else a float
@@ -235,7 +237,7 @@ class DeltaSchedule:
 
     # ------------------------------------------------------------------ schedule
 
-    def schedule(self, i):
+    def schedule(self, i: ArrayLike) -> float | NDArray[np.float64]:
         """δ(i), the δ granted to index i.
 
         Parameters
@@ -258,7 +260,7 @@ class DeltaSchedule:
 
     __call__ = schedule
 
-    def partial_sum(self, n):
+    def partial_sum(self, n: ArrayLike) -> float | NDArray[np.float64]:
         """Σ_{i=1}^{n} δ(i), in closed form (n = 0 gives 0).
 
         Parameters
@@ -274,7 +276,7 @@ class DeltaSchedule:
         arr, scalar = _check_index(n, "n", 0)
         return _out(np.maximum(self._budget - self._remaining_in_budget(arr), 0.0), scalar)
 
-    def remaining_after(self, n):
+    def remaining_after(self, n: ArrayLike) -> float | NDArray[np.float64]:
         """δ* − Σ_{i=1}^{n} δ(i): what is left for the indices after n.
 
         This is at least the tail Σ_{i>n} δ(i) that those indices will use. It is
@@ -310,7 +312,7 @@ class DeltaSchedule:
 
     # ------------------------------------------------------------------ phases
 
-    def phase_budget(self, p):
+    def phase_budget(self, p: ArrayLike) -> float | NDArray[np.float64]:
         """The part of δ* reserved for phase p; Σ_{p≥1} phase_budget(p) ≤ δ*.
 
         ``"geometric"``: δ*/2^p. ``"polynomial"``: δ(p), i.e. the same schedule with
@@ -329,7 +331,7 @@ class DeltaSchedule:
             return self._scale * np.power(p.astype(float), -self.exponent)
         return np.ldexp(self._budget, -np.minimum(p, _MAX_EXP).astype(np.int32))
 
-    def phase_delta(self, p, phase_length):
+    def phase_delta(self, p: ArrayLike, phase_length: ArrayLike) -> float | NDArray[np.float64]:
         """Per-step δ_p for phase p of ``phase_length`` steps: phase_budget(p) / t_p.
 
         If phase p runs (at most) t_p steps, each (ε, δ_p)-private, then

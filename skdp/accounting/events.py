@@ -26,6 +26,8 @@ References
    Gaussian noise.)
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass
 
 from .._validation import check_delta, check_epsilon, check_positive_int, check_sensitivity
@@ -51,11 +53,11 @@ class PureDP:
 
     epsilon: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
 
     @property
-    def delta(self):
+    def delta(self) -> float:
         return 0.0
 
 
@@ -95,7 +97,7 @@ class ApproxDP(PureDP):
 
     delta: float = 0.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         super().__post_init__()
         object.__setattr__(self, "delta", check_delta(self.delta))
 
@@ -134,7 +136,7 @@ class DiscreteLaplace(PureDP):
 
     sensitivity: int = 1
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         super().__post_init__()
         try:
             sensitivity = check_positive_int(self.sensitivity, "sensitivity")
@@ -158,9 +160,13 @@ class Gaussian:
 
     sigma: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "sigma", check_sensitivity(self.sigma, "sigma"))
 
     @property
-    def delta(self):
+    def delta(self) -> float:
         return 0.0
+
+
+#: Any accountable privacy event (the type :func:`~skdp.accounting.account` takes).
+PrivacyEvent = PureDP | BoundedRange | ApproxDP | Laplace | DiscreteLaplace | Gaussian

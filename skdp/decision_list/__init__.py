@@ -6,8 +6,12 @@
 * :class:`ConjunctionFeatures` — all conjunctions of ≤ k literals, to learn
   k-decision lists with either classifier.
 
-The estimators need binary (0/1) features: put
-:class:`skdp.preprocessing.PublicBoundsBinarizer` in front of real-valued data.
+The estimators binarize their input as ``x > binarize`` (a public constant, 0.0 by
+default, as ``BernoulliNB``); for real-valued data put
+:class:`skdp.preprocessing.PublicBoundsBinarizer` with public thresholds in front.
+Both classifiers predict probabilities (the label frequencies of the rows each rule
+reaches first; noisy and charged at fit for the private list) and take
+``sample_weight`` (clipped to [0, 1] for the private list).
 """
 
 from ._accounting import emcover_step_epsilon

@@ -8,13 +8,17 @@ on it by at most 1 and leaves the others unchanged (given the earlier selections
 remaining rows differ by that row only), so the log-likelihood ratio of any outcome,
 ε̂·(q′ − q) − log(Z′/Z), ranges over an interval of width ≤ ε̂: each step is
 **ε̂-bounded-range** (hence ε̂-DP). A release runs at most
-K = min(max_rules, n_features) + 1 steps, whatever the data.
+K = min(max_rules, n_features) selections, whatever the data, then releases the
+(rule × class) histogram with discrete Laplace noise at ε̂/2 (ε̂/2-DP, lemma in
+:mod:`._frequencies`; :data:`HISTOGRAM_WEIGHT`) in place of the paper's default
+step: K + 1 steps in all.
 
 Three proofs, each giving (ε, δ) for the whole release:
 
-* ``"basic"`` — ε̂ = ε/K, pure (ε, 0)-DP (Dwork & Roth 2014, Thm 3.16);
-* ``"emcover"`` — Lemma 18: ε̂ = ε/(2(ln(1/δ) + 3/2)) for any number of steps;
-* ``"tight"`` — the K steps as ``PlanItem(BoundedRange, K)`` through
+* ``"basic"`` — ε̂ = ε/(K + 1/2), pure (ε, 0)-DP (Dwork & Roth 2014, Thm 3.16);
+* ``"emcover"`` — Lemma 18 for the selections, whatever their number, plus the
+  histogram by basic composition: ε̂ = ε/(2(ln(1/δ) + 3/2) + 1/2);
+* ``"tight"`` — ``[PlanItem(BoundedRange, K), PlanItem(DiscreteLaplace, 1, 1/2)]`` through
   :func:`skdp.accounting.calibrate_plan` (ε̂-BR composes as ε̂²/8-zCDP, and as
   ε̂-DP by privacy-loss distributions; the accountant takes the better).
 
@@ -22,15 +26,21 @@ EMCover does not grow with K, the others do: the tight accountant wins for short
 lists (up to a few hundred steps at δ = 10⁻⁶), EMCover for long ones.
 """
 
+from __future__ import annotations
+
 import functools
 import math
 
-from ..accounting import BoundedRange, PlanItem, calibrate_plan
+from ..accounting import BoundedRange, DiscreteLaplace, PlanItem, calibrate_plan
 
 __all__ = [
     "ACCOUNTINGS",
+    "HISTOGRAM_WEIGHT",
+    "basic_step_epsilon",
+    "emcover_histogram_step_epsilon",
     "emcover_step_epsilon",
     "net_step_plan",
+    "release_events",
     "step_plan",
     "tight_step_epsilon",
 ]
@@ -47,8 +57,16 @@ _EMCOVER_MAX_STEP_EPSILON = 1.2564312
 _AUTO_MIN_GAIN = 1.01
 _SAFETY = 1e-5
 
+#: ε of the noisy histogram, as a multiple of the selections' ε̂. One half: an ε-DP
+#: event costs about as much as an ε-bounded-range one of twice its ε (ε²/2 against
+#: (2ε)²/8 zCDP), so the selections keep about the ε̂ they had when the default was
+#: an exponential-mechanism step, and the histogram's noise (scale 2/ε̂) stays a few
+#: rows where ε̂ is a few tenths (breast_cancer at ε = 4: ε̂ ≈ 0.5).
+HISTOGRAM_WEIGHT = 0.5
 
-def emcover_step_epsilon(epsilon, delta):
+
+
+def emcover_step_epsilon(epsilon: float, delta: float) -> float:
     """Per-step ε̂ of DP-GreedyCover by EMCover (Bun & Fang, Lemma 18 / Thm 7).
 
     Lemma 18: EMCover whose exponential mechanism samples ∝ exp(ε̂·q) is
@@ -62,20 +80,50 @@ def emcover_step_epsilon(epsilon, delta):
     return min(epsilon / (2.0 * (math.log(1.0 / delta) + 1.5)), _EMCOVER_MAX_STEP_EPSILON)
 
 
-@functools.lru_cache(maxsize=256)
-def tight_step_epsilon(epsilon, delta, n_steps):
-    """Largest ε̂ such that ``n_steps`` ε̂-bounded-range selections are (ε, δ)-DP.
+def release_events(step: float, n_steps: int) -> list[tuple[object, int]]:
+    """The events of one release: n_steps − 1 ε̂-BR selections, the ε̂/2 histogram."""
+    events: list[tuple[object, int]] = [(DiscreteLaplace(HISTOGRAM_WEIGHT * step), 1)]
+    if n_steps > 1:
+        events.insert(0, (BoundedRange(step), int(n_steps) - 1))
+    return events
 
-    By the tight accountant (:func:`skdp.accounting.calibrate_plan` on
-    ``[PlanItem(BoundedRange, n_steps)]``), less a relative 10⁻⁵ (more than its
-    floating-point error), never below basic composition's ε/n_steps.
+
+def emcover_histogram_step_epsilon(epsilon: float, delta: float) -> float:
+    """ε̂ for EMCover's selections plus the ε̂ noisy histogram, by basic composition.
+
+    Lemma 18 makes the selections (2ε̂(ln(1/δ) + 3/2), δ)-DP whatever their number;
+    the histogram adds ε̂/2, so ε̂ = ε/(2(ln(1/δ) + 3/2) + 1/2) (capped as in
+    :func:`emcover_step_epsilon`).
     """
-    plan = [PlanItem(BoundedRange, int(n_steps))]
-    step = calibrate_plan(plan, epsilon, delta).epsilons[0] * (1.0 - _SAFETY)
-    return max(step, epsilon / n_steps)  # basic composition's split is exact
+    if not delta > 0:
+        raise ValueError("EMCover (Lemma 18) needs δ > 0.")
+    return min(epsilon / (2.0 * (math.log(1.0 / delta) + 1.5) + HISTOGRAM_WEIGHT),
+               _EMCOVER_MAX_STEP_EPSILON)
 
 
-def step_plan(epsilon, delta, n_steps, accounting, *, emcover=True):
+@functools.lru_cache(maxsize=256)
+def tight_step_epsilon(epsilon: float, delta: float, n_steps: int) -> float:
+    """Largest ε̂ such that a release of ``n_steps`` steps at ε̂ each is (ε, δ)-DP.
+
+    The steps are n_steps − 1 ε̂-bounded-range selections and the ε̂/2 discrete-Laplace
+    histogram of :mod:`._frequencies` (:func:`release_events`), by the tight
+    accountant (:func:`skdp.accounting.calibrate_plan`), less a relative 10⁻⁵ (more
+    than its floating-point error), never below basic composition's split.
+    """
+    plan = [PlanItem(DiscreteLaplace, 1, HISTOGRAM_WEIGHT)]
+    if n_steps > 1:
+        plan.insert(0, PlanItem(BoundedRange, int(n_steps) - 1))
+    step = calibrate_plan(plan, epsilon, delta).scale * (1.0 - _SAFETY)
+    return max(step, basic_step_epsilon(epsilon, n_steps))  # basic's split is exact
+
+
+def basic_step_epsilon(epsilon: float, n_steps: int) -> float:
+    """ε̂ = ε/(n_steps − 1 + 1/2): basic composition of the selections and histogram."""
+    return epsilon / (n_steps - 1 + HISTOGRAM_WEIGHT)
+
+
+def step_plan(epsilon: float, delta: float, n_steps: int, accounting: str, *,
+              emcover: bool = True) -> tuple[float, str, float]:
     """(ε̂, proof, δ charged) for a release of at most ``n_steps`` selections.
 
     Parameters
@@ -83,7 +131,8 @@ def step_plan(epsilon, delta, n_steps, accounting, *, emcover=True):
     epsilon, delta : float
         The release's budget; δ = 0 allows only basic composition.
     n_steps : int
-        K = min(max_rules, n_features) + 1.
+        K + 1: at most K selections (K = min(max_rules, n_features)) and the noisy
+        histogram of :mod:`._frequencies`, which takes the default step's place.
     accounting : {"auto", "tight", "emcover", "basic", "paper"}
         ``"auto"``: the largest ε̂ of the three proofs (two if not ``emcover``), but
         basic (no δ charged) unless another gives at least 1 % more.
@@ -102,24 +151,25 @@ def step_plan(epsilon, delta, n_steps, accounting, *, emcover=True):
     charged_delta : float
         δ of the release (0 under basic composition).
     """
-    basic = epsilon / n_steps
+    basic = basic_step_epsilon(epsilon, n_steps)
     if delta == 0 or accounting == "basic":
         return basic, "basic", 0.0
     if accounting in ("emcover", "paper"):
-        emcover = emcover_step_epsilon(epsilon, delta)
-        if accounting == "emcover" or emcover >= basic:  # the pre-accountant rule, exactly
-            return emcover, "emcover", delta
+        lemma18 = emcover_histogram_step_epsilon(epsilon, delta)
+        if accounting == "emcover" or lemma18 >= basic:  # the pre-accountant rule, exactly
+            return lemma18, "emcover", delta
         return basic, "basic", 0.0
     candidates = [(tight_step_epsilon(epsilon, delta, n_steps), "tight", delta)]
     if accounting == "auto" and emcover:
-        candidates.append((emcover_step_epsilon(epsilon, delta), "emcover", delta))
+        candidates.append((emcover_histogram_step_epsilon(epsilon, delta), "emcover", delta))
     best = max(candidates, key=lambda c: c[0])
     # Pure DP unless an (ε, δ) proof gives a real gain ("tight": any gain at all).
     margin = _AUTO_MIN_GAIN if accounting == "auto" else 1.0
     return best if best[0] > margin * basic else (basic, "basic", 0.0)
 
 
-def net_step_plan(epsilon, delta, n_steps, accounting):
+def net_step_plan(epsilon: float, delta: float, n_steps: int,
+                  accounting: str) -> tuple[float, str, float]:
     """:func:`step_plan` for the net-coverage score, to which Lemma 18 does not apply.
 
     ``"auto"`` and ``"tight"``: the tight accountant over ``n_steps`` ε̂-bounded-range

@@ -1,19 +1,31 @@
-"""Shared plumbing of the decision-list classifiers: input, streaming buffer, prediction."""
+"""Shared plumbing of the decision-list classifiers: input, weights, prediction."""
+
+from __future__ import annotations
 
 import numbers
+import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._labels import resolve_classes
 from .._validation import private_data_error
-from ._greedy_cover import predict_codes
+from ._frequencies import region_of
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
 
 __all__ = ["ALGORITHMS"]
+
+# Weight of one whole row in the private list's integer weights (a row weighs ≤ 1).
+_UNIT = 2**20
 
 #: Values of ``algorithm``: the practical net cover, or Rivest's / Bun & Fang's cover.
 ALGORITHMS = ("net_cover", "greedy_cover")
@@ -27,7 +39,7 @@ def _literal_name(names, index, sign):
 
 
 class _DecisionListBase(ClassifierMixin, BaseEstimator):
-    """Shared plumbing: validation, binary check, prediction, export, streaming buffer."""
+    """Shared plumbing: validation, binarizing, weights, prediction, probabilities, export."""
 
     _parameter_constraints: dict = {
         "max_rules": [Interval(numbers.Integral, 1, None, closed="left"), None],
@@ -79,22 +91,63 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
             return X
         return sp.csr_matrix(np.asarray(X) != 0, dtype=np.int8)
 
-    def _encode_y(self, y):
-        check_classification_targets(y)
-        classes, codes = np.unique(y, return_inverse=True)
-        return classes, codes.astype(np.intp)
+    def _validate_block(self, X, y, sample_weight, classes=None, *, partial):
+        """Validate one fit/partial_fit block before any state changes.
 
-    # -- fitting ----------------------------------------------------------------------
-    def _set_list(self, result):
+        Returns ``(X as binary CSR, classes_, label codes, float weights or None)``.
+        """
+        first = not partial or not hasattr(self, "classes_")
+        if partial and first and classes is None and getattr(self, "classes", None) is None:
+            raise ValueError(
+                "classes must be passed on the first call to partial_fit (all labels "
+                "the stream may contain), as in SGDClassifier."
+            )
+        X, y = self._validate_X(X, reset=first, y=y)
+        found = resolve_classes(self, y, classes, first_call=first, binary=False)
+        codes = np.searchsorted(found, y).astype(np.intp)
+        w = None if sample_weight is None else _check_sample_weight(
+            sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        return X, found, codes, w
+
+    @staticmethod
+    def _weights(w, *, private):
+        """(integer row weights or None, unit) for :func:`greedy_cover`.
+
+        ``w``: weights validated by :meth:`_validate_block` (scikit-learn's
+        ``_check_sample_weight``: finite, non-negative, not all zero, one per row),
+        or ``None``. ``private``: clipped to [0, 1] and counted in
+        units of 2⁻²⁰ (a row weighs at most one row: the privacy argument is
+        unchanged). Otherwise integer weights are used as they are (a weight of k is
+        k copies of the row) and others in units of at most 2⁻²⁰, exact up to a
+        total weight of 2³².
+        """
+        if w is None:
+            return None, 1
+        if private:
+            return np.floor(np.clip(w, 0.0, 1.0) * _UNIT).astype(np.int64), _UNIT
+        if np.all(w == np.round(w)) and w.sum() < 2.0**52:
+            return w.astype(np.int64), 1
+        shift = int(min(20, np.floor(52 - np.log2(max(w.sum(), 1.0)))))
+        return np.rint(w * 2.0**shift).astype(np.int64), 2**shift
+
+    def _set_list(self, result, counts, proba):
+        """Store a cover's rules and their regions' class counts and probabilities.
+
+        Each region's label is the argmax of its probabilities, so ``predict`` is
+        always the argmax of ``predict_proba``.
+        """
+        codes = np.argmax(proba, axis=1)
         self._rule_features = result.features
-        self._rule_codes = result.labels
         self._rule_signs = result.signs
-        self._default_code = result.default
+        self._rule_codes = codes[:-1]
+        self._default_code = int(codes[-1])
+        self._region_proba = proba
+        self.rule_class_counts_ = counts
         self.rules_ = [
             (int(f), int(s), self.classes_[c])
-            for f, s, c in zip(result.features, result.signs, result.labels, strict=True)
+            for f, s, c in zip(result.features, result.signs, codes[:-1], strict=True)
         ]
-        self.default_label_ = self.classes_[result.default]
+        self.default_label_ = self.classes_[codes[-1]]
         self.n_selections_ = result.n_steps
 
     def _n_rules_cap(self, n_features):
@@ -107,56 +160,30 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
         return {"score": "net", "error_weight": float(self.error_weight),
                 "negations": bool(self.negations), "allow_true": False}
 
-    def _clear_stream(self):
-        for name in ("_buffer_X", "_buffer_y", "_pending"):
-            self.__dict__.pop(name, None)
+    def release(self) -> Self:
+        """Deprecated: does nothing. ``partial_fit`` now releases (see its docstring).
 
-    def _check_partial_fit_classes(self, y, classes, first):
-        if first and classes is None and getattr(self, "classes", None) is None:
-            raise ValueError(
-                "classes must be passed on the first call to partial_fit (all labels "
-                "the stream may contain), as in SGDClassifier."
-            )
-        return resolve_classes(self, y, classes, first_call=first, binary=False)
-
-    def _partial_fit(self, X, y, classes):
-        first = not hasattr(self, "classes_")
-        X, y = self._validate_X(X, reset=first, y=y)
-        self.classes_ = self._check_partial_fit_classes(y, classes, first)
-        if not hasattr(self, "_buffer_X"):
-            self._buffer_X, self._buffer_y = [], []
-            self._start_stream()
-        self._buffer_X.append(X)
-        self._buffer_y.append(np.searchsorted(self.classes_, y).astype(np.intp))
-        self._pending = True
-        return self
-
-    def _start_stream(self):
-        """Hook: called when partial_fit starts buffering."""
-
-    def _ensure_released(self):
-        """Relearn the list from all buffered rows if rows arrived since the last one."""
-        if getattr(self, "_pending", False):
-            X = sp.vstack(self._buffer_X, format="csr")
-            y = np.concatenate(self._buffer_y)
-            self._buffer_X, self._buffer_y = [X], [y]
-            self._release_stream(X, y)
-            self._pending = False
-
-    def release(self):
-        """Relearn the list now from every row buffered by ``partial_fit``.
-
-        ``predict``, ``score`` and ``export_text`` do this automatically when rows
-        arrived since the last release; for :class:`DPDecisionListClassifier` every
-        release is paid for (see its docstring). Returns ``self``.
+        Returns
+        -------
+        self
         """
+        warnings.warn(
+            "release() is deprecated and does nothing: fit and partial_fit release the "
+            "list themselves; predict never learns. It will be removed in a later version.",
+            FutureWarning, stacklevel=2)
         check_is_fitted(self)
-        self._ensure_released()
         return self
 
     # -- prediction -------------------------------------------------------------------
-    def predict(self, X):
-        """Label of the first rule whose feature is 1 on each row (else the default).
+    def _regions(self, X):
+        check_is_fitted(self)
+        X, _ = self._validate_X(X, reset=False)
+        return region_of(X, self._rule_features, self._rule_signs, self.n_features_in_)
+
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """Label of the first rule whose literal holds on each row (else the default).
+
+        Post-processing of the fitted list: never learns, never spends privacy.
 
         Parameters
         ----------
@@ -166,17 +193,55 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
         Returns
         -------
         y : ndarray of shape (n_samples,)
+            ``classes_[argmax(predict_proba(X))]``.
         """
-        check_is_fitted(self)
-        self._ensure_released()
-        X, _ = self._validate_X(X, reset=False)
-        codes = predict_codes(
-            X, self._rule_features, self._rule_codes, self._default_code, self.n_features_in_,
-            getattr(self, "_rule_signs", None),
-        )
-        return self.classes_[codes]
+        region = self._regions(X)
+        codes = np.r_[self._rule_codes, self._default_code].astype(np.intp)
+        return self.classes_[codes[region]]
 
-    def export_text(self, feature_names=None):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
+        """Class frequencies of the region (first firing rule, or the default) of each row.
+
+        Post-processing of the fitted list and its ``rule_class_counts_`` (see the
+        class docstring for how those are computed and, for the private list,
+        released): never learns, never spends privacy.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            In ``classes_`` order; rows sum to 1.
+        """
+        region = self._regions(X)
+        return self._region_proba[region]
+
+    def predict_log_proba(self, X: ArrayLike) -> np.ndarray:
+        """Logarithm of :meth:`predict_proba` (same X; −inf where a frequency is 0)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
+        """Scores from :meth:`predict_proba`: p(classes_[1]) − p(classes_[0]) if binary.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Binary: positive where ``classes_[1]`` is predicted. Multiclass: the
+            probabilities.
+        """
+        proba = self.predict_proba(X)
+        if proba.shape[1] == 2:
+            return proba[:, 1] - proba[:, 0]
+        return proba
+
+    def export_text(self, feature_names: Sequence[str] | None = None) -> str:
         """The list as text: ``if x3 then A`` / ``elif ~x7 then B`` / ``else A``.
 
         ``~x7`` is the negated literal "x7 == 0".
@@ -192,7 +257,6 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
         str
         """
         check_is_fitted(self)
-        self._ensure_released()
         names = feature_names
         if names is None:
             names = getattr(self, "feature_names_in_", None)

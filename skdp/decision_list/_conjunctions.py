@@ -1,8 +1,11 @@
 """ConjunctionFeatures: binary features → all conjunctions of at most k literals."""
 
+from __future__ import annotations
+
 import itertools
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -10,13 +13,17 @@ from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
+
 __all__ = ["ConjunctionFeatures", "n_conjunctions"]
 
 # Dense boolean work space per column block (rows × columns), in cells.
 _BLOCK_CELLS = 1 << 24
 
 
-def n_conjunctions(n_features, k, negations=True):
+def n_conjunctions(n_features: int, k: int, negations: bool = True) -> int:
     """|C_d^k| without the empty conjunction: Σ_{j=1..k} C(d, j)·2^j (or C(d, j))."""
     return sum(
         math.comb(n_features, j) * (2**j if negations else 1) for j in range(1, k + 1)
@@ -83,7 +90,8 @@ class ConjunctionFeatures(TransformerMixin, BaseEstimator):
         "binarize": [Interval(numbers.Real, None, None, closed="neither"), None],
     }
 
-    def __init__(self, k=2, *, negations=True, max_features=1_000_000, binarize=0.0):
+    def __init__(self, k: int = 2, *, negations: bool = True, max_features: int = 1_000_000,
+                 binarize: float | None = 0.0) -> None:
         self.k = k
         self.negations = negations
         self.max_features = max_features
@@ -101,11 +109,21 @@ class ConjunctionFeatures(TransformerMixin, BaseEstimator):
             )
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Check X (binary) and the output size; nothing is learned from X's values."""
-        X = validate_data(self, X, accept_sparse="csr", dtype="numeric")
-        self._check_binary(X)
-        d = X.shape[1]
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
+        """Check X (binary) and the output size; nothing is learned from X's values.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        Xv = validate_data(self, X, accept_sparse="csr", dtype="numeric")
+        self._check_binary(Xv)
+        d = Xv.shape[1]
         k = min(self.k, d)
         count = n_conjunctions(d, k, self.negations)
         if count > self.max_features:
@@ -125,29 +143,38 @@ class ConjunctionFeatures(TransformerMixin, BaseEstimator):
         self.n_output_features_ = count
         return self
 
-    def transform(self, X):
-        """Sparse CSR matrix (int8) of the conjunctions' values on each row."""
+    def transform(self, X: ArrayLike) -> sp.csr_matrix:
+        """Sparse CSR matrix (int8) of the conjunctions' values on each row.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        Xt : scipy.sparse.csr_matrix of shape (n_samples, n_output_features_)
+        """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype="numeric", reset=False)
-        self._check_binary(X)
-        n, d = X.shape
-        Xd = X.toarray() if sp.issparse(X) else np.asarray(X)
+        Xv = validate_data(self, X, accept_sparse="csr", dtype="numeric", reset=False)
+        self._check_binary(Xv)
+        n, d = Xv.shape
+        Xd = Xv.toarray() if sp.issparse(Xv) else np.asarray(Xv)
         Xb = Xd > self.binarize if self.binarize is not None else Xd != 0
         literals = np.hstack([Xb, ~Xb]) if self.negations else Xb
-        lit_index = [
+        lit_index: list[list[int]] = [
             [v if pos else v + d for v, pos in c] for c in self.conjunctions_
         ]
         blocks = []
         step = max(1, _BLOCK_CELLS // max(n, 1))
         # group conjunctions by length so each block is one vectorised AND-reduction
-        by_len = {}
+        by_len: dict[int, list[int]] = {}
         for col, idx in enumerate(lit_index):
             by_len.setdefault(len(idx), []).append(col)
         for length in sorted(by_len):
             cols = by_len[length]
-            idx = np.array([lit_index[c] for c in cols], dtype=np.intp)
+            table = np.array([lit_index[c] for c in cols], dtype=np.intp)
             for start in range(0, len(cols), step):
-                part = idx[start : start + step]
+                part = table[start : start + step]
                 block = literals[:, part[:, 0]].copy()
                 for t in range(1, length):
                     block &= literals[:, part[:, t]]
@@ -156,8 +183,18 @@ class ConjunctionFeatures(TransformerMixin, BaseEstimator):
         # columns were generated in length order, which is the order of conjunctions_
         return out
 
-    def get_feature_names_out(self, input_features=None):
-        """Names like ``x3 & ~x7`` (names with spaces are parenthesised)."""
+    def get_feature_names_out(self, input_features: ArrayLike | None = None) -> np.ndarray:
+        """Names like ``x3 & ~x7`` (names with spaces are parenthesised).
+
+        Parameters
+        ----------
+        input_features : array-like of str, optional
+            Names of the input features (default: ``feature_names_in_`` or ``x0, …``).
+
+        Returns
+        -------
+        ndarray of str, of shape (n_output_features_,)
+        """
         check_is_fitted(self)
         names = _check_feature_names_in(self, input_features)
         return np.asarray(

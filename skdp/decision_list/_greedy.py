@@ -1,10 +1,20 @@
 """GreedyDecisionListClassifier: the non-private greedy decision list."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import _fit_context
 
 from ._base import _DecisionListBase
+from ._frequencies import empirical_proba, region_counts
 from ._greedy_cover import greedy_cover
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
 
 __all__ = ["GreedyDecisionListClassifier"]
 
@@ -22,7 +32,10 @@ class GreedyDecisionListClassifier(_DecisionListBase):
       (ties: the rule covering more rows, then the first). Rules may be impure, so
       noisy data gets a list rather than the majority class. The list stops when no
       rule has q > 0 (none is right on more than λ/(1 + λ) of the rows it covers),
-      when every row is covered, or at ``max_rules``.
+      when every row is covered, or at ``max_rules`` — except that an empty list
+      takes, if no rule has q > 0, the rule that most improves training accuracy
+      (on multiclass data every rule may be impure: the 3 blobs of sklearn's checks
+      get 0.75 instead of the majority class's 0.33).
     * ``algorithm="greedy_cover"`` (Rivest's and Bun & Fang's score):
       q(f, b) = −#{remaining rows with f(x) = 1 and label ≠ b}, among rules that
       fire on at least one remaining row (ties as above); the constant-true rule T
@@ -31,7 +44,9 @@ class GreedyDecisionListClassifier(_DecisionListBase):
       noisy data the list often ends in the majority class.
 
     The default is then the majority label of the rows left (of all rows if none
-    are left).
+    are left). ``predict_proba`` gives the label frequencies (weighted by
+    ``sample_weight``) of the training rows each rule reaches first, or of the rows
+    no rule reaches (``rule_class_counts_``); ``predict`` is its argmax.
 
     Parameters
     ----------
@@ -60,6 +75,9 @@ class GreedyDecisionListClassifier(_DecisionListBase):
         order (sign 0 only with ``negations=True``).
     default_label_ : label
         Prediction when no rule fires.
+    rule_class_counts_ : ndarray of shape (len(rules_) + 1, n_classes)
+        Weighted label counts of the training rows each rule reaches first (last
+        row: the rows no rule fires on).
     classes_ : ndarray
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -70,8 +88,10 @@ class GreedyDecisionListClassifier(_DecisionListBase):
     Notes
     -----
     Cost O(nnz(X) + M·d·C) for M rules, d features and C classes; sparse CSR input is
-    used as is. ``partial_fit`` buffers rows and relearns the list the next time it
-    is needed (a decision list is a batch model).
+    used as is. ``partial_fit`` keeps every row and relearns the list (a decision
+    list is a batch model). With one public cut per feature (``binarize=0.0``) the
+    list cannot reach sklearn's 0.83 on its 3-blob check (0.75 greedily, 0.847 at
+    best): the estimator sets the ``poor_score`` tag.
 
     References
     ----------
@@ -95,25 +115,23 @@ class GreedyDecisionListClassifier(_DecisionListBase):
 
     _parameter_constraints: dict = {**_DecisionListBase._parameter_constraints}
 
-    def __init__(self, max_rules=None, *, algorithm="net_cover", error_weight=1.5, negations=False,
-                 binarize=0.0):
+    def __init__(self, max_rules: int | None = None, *, algorithm: str = "net_cover",
+                 error_weight: float = 1.5, negations: bool = False,
+                 binarize: float | None = 0.0) -> None:
         self.max_rules = max_rules
         self.algorithm = algorithm
         self.error_weight = error_weight
         self.negations = negations
         self.binarize = binarize
 
-    def _run(self, X, codes):
+    def _run(self, X, codes, w):
         n_classes = self.classes_.size
-        overall = np.bincount(codes, minlength=n_classes) if codes.size else np.zeros(n_classes)
-
+        weights, unit = self._weights(w, private=False)
         net = self.algorithm == "net_cover"
+        steps = []
 
-        def select(scores, coverage, is_default):
-            if is_default:
-                if coverage[0] == 0:  # nothing left: fall back to the overall majority
-                    return int(np.argmax(overall))
-                return int(np.argmax(scores))
+        def select(scores, coverage):
+            steps.append(True)
             usable = coverage > 0
             if net:
                 usable &= scores > 0
@@ -124,14 +142,21 @@ class GreedyDecisionListClassifier(_DecisionListBase):
             best = scores == scores.max()
             return int(np.argmax(np.where(best, coverage, -1)))
 
+        def first_rule(block, totals):
+            # An empty list is the majority class: take the rule that most improves
+            # training accuracy instead, if one does (the 3 blobs of sklearn's checks).
+            return _best_accuracy_gain(block, totals) if len(steps) == 1 else -1
+
         result = greedy_cover(
             X, codes, n_classes, max_rules=self._n_rules_cap(X.shape[1]), select=select,
-            stop_when_empty=True, **self._cover_options(),
+            stop_when_empty=True, weights=weights, unit=unit,
+            fallback=first_rule if net else None, **self._cover_options(),
         )
-        self._set_list(result)
+        counts = region_counts(X, codes, n_classes, result.features, result.signs, weights)
+        self._set_list(result, counts / unit, empirical_proba(counts))
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Learn the list from X and labels y.
 
         Parameters
@@ -139,24 +164,29 @@ class GreedyDecisionListClassifier(_DecisionListBase):
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Features, binarized as ``x > binarize`` (0/1 input passes through).
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights: every count is a sum of weights (a weight of
+            k is k copies of the row; 0 removes it).
 
         Returns
         -------
         self
         """
-        X, y = self._validate_X(X, reset=True, y=y)
-        self.classes_, codes = self._encode_y(y)
-        self._clear_stream()
-        self._run(X, codes)
+        X, classes, codes, w = self._validate_block(X, y, sample_weight, partial=False)
+        self.classes_ = classes
+        for name in ("_buffer_X", "_buffer_y", "_buffer_w"):
+            self.__dict__.pop(name, None)
+        self._run(X, codes, w)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None):
-        """Buffer a block of rows; the list is relearned when next needed.
+    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None,
+                    sample_weight: ArrayLike | None = None) -> Self:
+        """Add a block of rows and relearn the list from every row seen so far.
 
-        The next ``predict``/``score``/``export_text``/``release`` after new rows
-        relearns the list from all rows buffered so far. Rows passed to ``fit`` are
-        not kept: after ``fit``, the buffer starts empty.
+        A decision list is a batch model: the rows are kept (``fit`` keeps none and
+        starts the buffer anew). After the blocks, the list is the one ``fit`` gives
+        on their concatenation.
 
         Parameters
         ----------
@@ -164,14 +194,46 @@ class GreedyDecisionListClassifier(_DecisionListBase):
         y : array-like of shape (n_samples,)
         classes : array-like, optional
             All labels; required on the first call.
+        sample_weight : array-like of shape (n_samples,), optional
+            As in ``fit``.
 
         Returns
         -------
         self
         """
-        return self._partial_fit(X, y, classes)
+        X, found, codes, w = self._validate_block(X, y, sample_weight, classes, partial=True)
+        if w is None:
+            w = np.ones(codes.size)
+        self.classes_ = found
+        if not hasattr(self, "_buffer_X"):
+            self._buffer_X, self._buffer_y, self._buffer_w = [], [], []
+        self._buffer_X.append(X)
+        self._buffer_y.append(codes)
+        self._buffer_w.append(w)
+        X = sp.vstack(self._buffer_X, format="csr")
+        codes, w = np.concatenate(self._buffer_y), np.concatenate(self._buffer_w)
+        self._buffer_X, self._buffer_y, self._buffer_w = [X], [codes], [w]
+        self._run(X, codes, w)
+        return self
 
-    def _release_stream(self, X, codes):
-        self._run(X, codes)
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # One public cut per feature (x > 0): on the 3 blobs of sklearn's
+        # check_classifiers_train no single-literal list beats 0.75 greedily (0.847 at
+        # best, with a negated literal first), below the check's 0.83.
+        tags.classifier_tags.poor_score = True
+        return tags
 
 
+def _best_accuracy_gain(block, totals):
+    """The candidate (ℓ, b) that most raises training accuracy, or −1 if none does.
+
+    Were the list to end after "if ℓ then b", its accuracy on the remaining rows
+    would go from the majority count of all of them, max_c totals_c, to
+    block[ℓ, b] + max_c (totals − block[ℓ])_c. ``block[ℓ, c]``: remaining rows of
+    label c that ℓ covers. Ties: the first candidate.
+    """
+    gain = block + (totals - block).max(axis=1, keepdims=True) - totals.max()
+    gain = np.where(block.sum(axis=1, keepdims=True) > 0, gain, 0).ravel()
+    pick = int(np.argmax(gain))
+    return pick if gain[pick] > 0 else -1

@@ -36,10 +36,9 @@ class CoverResult:
     signs : ndarray of int8
         1 if the rule's literal is x_f, 0 if it is ¬x_f.
     default : int
-        Label code of the final default rule (T, b).
+        Label code of T when a rule step chose it (ending the list), else −1.
     n_steps : int
-        Number of selections made (rules, plus 1 for the default when it needed
-        its own step).
+        Number of selections made (one per rule step, T included).
     """
 
     __slots__ = ("default", "features", "labels", "n_steps", "signs")
@@ -54,7 +53,8 @@ class CoverResult:
 
 
 def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empty=False,
-                 score="errors", error_weight=1.0, negations=False, allow_true=True):
+                 score="errors", error_weight=1.0, negations=False, allow_true=True,
+                 weights=None, unit=1, fallback=None):
     """Run the greedy cover and return the decision list.
 
     Parameters
@@ -68,14 +68,14 @@ def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empt
     max_rules : int
         Maximum number of (feature, label) rules before the default rule.
     select : callable
-        ``select(scores, coverage, is_default_step)`` gets the scores q and the
+        ``select(scores, coverage)`` gets the scores q and the
         coverage (remaining rows the candidate fires on) of the *available*
         candidates, flattened as candidate-major (ℓ, b) blocks of C labels — the
         literals x_f of the available features, then (with ``negations``) their
         ¬x_f, then the constant-true function T (if ``allow_true``) — and returns
-        the chosen position, or −1 to end the list (non-private use only). On the
-        default step it gets one score per label (the ``"errors"`` score of T, or
-        with ``score="net"`` the count of remaining rows with that label).
+        the chosen position, or −1 to end the list (non-private use only). There is
+        no default step: the rows no rule covers are labelled by the caller (the
+        private list from its released noisy counts, :mod:`._frequencies`).
     stop_when_empty : bool, default=False
         Stop adding rules once every row is covered (non-private use only: for a
         private run the number of steps must not depend on the data).
@@ -88,6 +88,17 @@ def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empt
         its literals (on the remaining rows one covers nothing, the other all).
     allow_true : bool, default=True
         Offer T at every rule step (choosing it ends the list with its label).
+    weights : ndarray of int64 of shape (n_samples,), optional
+        Integer row weights in units of ``unit`` (a row of weight ``unit`` counts as
+        one row); every count below is then a sum of weights, and the scores are
+        divided by ``unit``. ``None``: every row counts 1.
+    unit : int, default=1
+        The weight of one whole row.
+    fallback : callable, optional
+        Non-private use only: when ``select`` returns −1, ``fallback(block, totals)``
+        gets the covered weights per label of the available literals (rows, in the
+        order above, without T) and of all remaining rows, and returns the position
+        to take instead, or −1 to end the list.
 
     Returns
     -------
@@ -97,11 +108,14 @@ def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empt
     C = int(n_classes)
     indptr, indices = X_csr.indptr, X_csr.indices
     row_of_entry = np.repeat(np.arange(n_samples), np.diff(indptr))
-    # counts[f, c] = #{remaining rows with x_f = 1 and label c}; T's row is the totals.
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    # counts[f, c] = weight of the remaining rows with x_f = 1 and label c (exact: the
+    # integer weights' sums stay far below 2**53); T's row is the totals.
     counts = np.bincount(
-        indices * C + y_codes[row_of_entry], minlength=n_features * C
+        indices * C + y_codes[row_of_entry], minlength=n_features * C,
+        weights=None if w is None else w[row_of_entry],
     ).astype(np.int64).reshape(n_features, C)
-    totals = np.bincount(y_codes, minlength=C).astype(np.int64)
+    totals = np.bincount(y_codes, minlength=C, weights=w).astype(np.int64)
     # Column access (rows each feature fires on), built once in O(nnz).
     if indices.size > 50_000:
         X_csc = X_csr.tocsc()
@@ -135,7 +149,11 @@ def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empt
             scores = ((1.0 + error_weight) * block - error_weight * cover[:, None]).ravel()
         else:
             scores = (block - cover[:, None]).ravel()  # −(covered rows with another label)
-        pick = int(select(scores, np.repeat(cover, C), False))
+        if unit != 1:
+            scores = scores / unit
+        pick = int(select(scores, np.repeat(cover, C)))
+        if pick < 0 and fallback is not None:
+            pick = int(fallback(block[:n_lit], totals))
         if pick < 0:
             break
         steps += 1
@@ -160,17 +178,15 @@ def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empt
             remaining[newly] = False
             covered = X_csr[newly]  # the rows' features, by scipy's row indexing (C code)
             lab = y_codes[newly]
+            wn = None if w is None else w[newly]
             counts -= np.bincount(
                 covered.indices * C + np.repeat(lab, np.diff(covered.indptr)),
                 minlength=n_features * C,
-            ).reshape(n_features, C)
-            totals -= np.bincount(lab, minlength=C)
+                weights=None if wn is None else np.repeat(wn, np.diff(covered.indptr)),
+            ).astype(np.int64).reshape(n_features, C)
+            totals -= np.bincount(lab, minlength=C, weights=wn).astype(np.int64)
     if default is None:
-        # The final default rule (T, b): one more selection over the labels only.
-        cover = np.full(C, totals.sum())
-        pick = int(select(totals if score == "net" else totals - cover, cover, True))
-        steps += 1
-        default = pick
+        default = -1  # the caller labels the rows no rule covers (e.g. from counts)
     return CoverResult(features, labels, default, steps, signs)
 
 

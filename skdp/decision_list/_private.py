@@ -1,19 +1,27 @@
 """DPDecisionListClassifier: the practical net cover (default) and Bun & Fang's DP-GreedyCover."""
 
+from __future__ import annotations
+
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
-from .._labels import resolve_classes
 from ..accounting import PrivacyBudget
 from ..base import PrivateEstimatorMixin
 from ..exceptions import BudgetExhaustedError, PrivacyWarning
-from ._accounting import ACCOUNTINGS, net_step_plan, step_plan
+from ._accounting import ACCOUNTINGS, HISTOGRAM_WEIGHT, net_step_plan, step_plan
 from ._base import _DecisionListBase
+from ._frequencies import region_counts, release_counts, smoothed_proba
 from ._greedy_cover import greedy_cover
 from ._net_cover import default_n_rules, errors_selector, net_selector
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
 
 __all__ = ["DPDecisionListClassifier"]
 
@@ -23,29 +31,33 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
 
     A greedy cover where each step *samples* a rule "if ℓ then b" with the
     exponential mechanism, then removes the rows ℓ fires on and drops ℓ's feature
-    from the candidates; a last private step picks the default label.
+    from the candidates; a last private step releases, for the rows each rule
+    reaches first (and for the rows no rule reaches), their label counts with
+    discrete Laplace noise. ``predict_proba`` reports those noisy counts, smoothed;
+    they also pick the default label and can relabel a rule (``predict`` is the
+    argmax of ``predict_proba``).
 
     * ``algorithm="net_cover"`` (default, a practical variant with its own proof below): ℓ is
       a feature x_f (or also ¬x_f with ``negations=True``), scored by weighted net
       coverage q(ℓ, b) = #{remaining rows ℓ covers with label b}
       − λ·#{remaining rows ℓ covers with another label}, λ = ``error_weight``.
       Exactly K rules, K from public quantities (``max_rules=None``:
-      K = min(d, max(C − 1, round(2ε)))), then the default label by the
-      exponential mechanism on the label counts of the rows left.
+      K = min(d, max(C − 1, round(2ε)))), then the noisy counts.
     * ``algorithm="greedy_cover"``: DP-GreedyCover (Bun & Fang, Alg 1) exactly, on
       q(f, b) = −#{remaining rows with f(x) = 1 and label ≠ b}, with the
       constant-true rule T as a candidate that ends the list, up to M = d rules
       (``max_rules=None``), and the paper's accountings. Its score rates a rule that
       fires on nothing as perfect, so it favours rare features and short lists end
       in the default label: it reaches 0.71 at ε = 1 on breast_cancer where the net
-      cover reaches 0.91 (``benchmarks/decision_lists.py``).
+      cover reaches 0.91 (``benchmarks/decision_lists.py``). The paper's final
+      default selection is replaced by the noisy counts.
 
     Parameters
     ----------
     epsilon : float, default=1.0
-        ε of one release (one ``fit``, or one relearning after ``partial_fit``).
+        ε of one ``fit``, or of one ``partial_fit`` stream (all its releases).
     delta : float, default=1e-6
-        δ of one release. δ > 0 enables the tight (and, for ``algorithm="greedy_cover"``,
+        δ of one ``fit`` or stream. δ > 0 enables the tight (and, for ``algorithm="greedy_cover"``,
         EMCover) accounting; with δ = 0 only basic composition applies (pure ε-DP).
     max_rules : int, optional
         Rules before the default. ``None`` (default): K above for ``"net_cover"``, the
@@ -62,20 +74,23 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         With ``algorithm="net_cover"``, also offer ¬x_f ("x_f == 0"). Off by default: broad
         negated rules win the early steps on planted lists of positive literals.
     accounting : {"auto", "tight", "emcover", "basic", "paper"}, default="auto"
-        How ε is split over the K + 1 selections (K = min(max_rules, d) for
-        ``"greedy_cover"``). ``"tight"``: the largest ε̂ for which K + 1
-        ε̂-bounded-range steps compose to (ε, δ) by the tight accountant
-        (:func:`skdp.accounting.calibrate_plan`). ``"basic"``: ε/(K + 1) per
+        How ε is split over the K selections (K = min(max_rules, d) for
+        ``"greedy_cover"``), each at ε̂, and the noisy counts at ε̂/2.
+        ``"tight"``: the largest ε̂ for which K ε̂-bounded-range steps and the
+        ε̂/2 discrete-Laplace histogram compose to (ε, δ) by the tight accountant
+        (:func:`skdp.accounting.calibrate_plan`). ``"basic"``: ε/(K + 1/2) per
         step, pure (ε, 0)-DP. ``"emcover"`` (``algorithm="greedy_cover"`` only, else
-        ``ValueError``): Lemma 18, ε̂ = ε/(2(ln(1/δ) + 3/2)) whatever K.
+        ``ValueError``): Lemma 18 for the selections plus the histogram by basic
+        composition, ε̂ = ε/(2(ln(1/δ) + 3/2) + 1/2) whatever K.
         ``"auto"`` (default): whichever valid proof gives more ε per step (basic
         unless another gains ≥ 1 %). ``"paper"``: for ``"greedy_cover"`` the larger of
         EMCover and basic (``"auto"`` before the tight accountant); for ``"net_cover"``
         basic composition (the prototype's). With δ = 0 basic composition is used
         (a ``PrivacyWarning`` says so if ``"emcover"`` or ``"tight"`` was asked).
     budget : PrivacyBudget, optional
-        Ledger charged (ε, δ) — or (ε, 0) under basic composition — before each
-        release. Copies (``clone``, ``deepcopy``, pickle) share it.
+        Ledger charged (ε, δ) — or (ε, 0) under basic composition — by each ``fit``
+        and at the first call of a ``partial_fit`` stream. Copies (``clone``,
+        ``deepcopy``, pickle) share it.
     random_state : None, int, numpy Generator or RandomState, default=None
         Source of the mechanism's randomness; an int makes ``fit`` reproducible.
     binarize : float or None, default=0.0
@@ -100,43 +115,53 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         ``(feature index, sign, label)``: "if x[feature] == sign then label", in
         order (sign 0 only with ``negations=True``).
     default_label_ : label
-        Prediction when no rule fires (chosen privately).
+        Prediction when no rule fires (the argmax of the noisy counts).
+    rule_class_counts_ : ndarray of int64 of shape (len(rules_) + 1, n_classes)
+        The released noisy label counts of the rows each rule reaches first (last
+        row: the rows no rule fires on); may be negative.
     classes_ : ndarray
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X has string feature names.
     step_epsilon_ : float
-        ε̂ of each exponential-mechanism step (each step is ε̂-bounded-range).
+        ε̂ of each exponential-mechanism step (each step is ε̂-bounded-range); the
+        noisy counts are ε̂/2-DP.
     accounting_ : str
         ``"tight"``, ``"emcover"`` or ``"basic"``: the theorem the guarantee rests on.
     n_selections_ : int
         Exponential-mechanism steps run in the last release.
     n_releases_ : int
-        Releases so far (1 after ``fit``; one per relearning after ``partial_fit``).
+        Lists released since the stream began (1 after ``fit``; ``partial_fit``
+        adds one at calls 1, 3, 7, 15, …).
     privacy_spent_ : PrivacyCost
-        Total (ε, δ) of every release since the last ``fit``.
+        (ε, δ) of the stream (``fit`` and every later ``partial_fit``).
 
     Privacy
     -------
-    Neighbouring datasets differ by adding or removing one row; the label set
-    (``classes``), the number of features and K are public. Each release runs at
-    most K + 1 selections whatever the data, each ε̂-bounded-range, and is (ε, δ)-DP
-    by the tight accountant over them, or (ε, 0)-DP by basic composition, or (for
-    ``"greedy_cover"``) (ε, δ)-DP by EMCover. For replace-one neighbours (Bun & Fang's
-    Definition 4) group privacy gives (2ε, (1 + e^ε)δ). ``partial_fit`` releases
-    compose: k releases cost (kε, kδ), all recorded in ``privacy_spent_`` and
-    charged to ``budget``; when the budget cannot pay, the last list is kept and a
-    ``PrivacyWarning`` is issued (``BudgetExhaustedError`` if there is no list yet).
+    Neighbouring datasets differ by adding or removing one row (of weight ≤ 1:
+    ``sample_weight`` is clipped to [0, 1]); the label set (``classes``), the
+    number of features and K are public. Each release runs at most K selections
+    whatever the data, each ε̂-bounded-range, then releases the (rule × class)
+    counts with discrete Laplace noise, ε̂/2-DP (lemma in
+    :mod:`skdp.decision_list._frequencies`: given the rules, a row moves one count
+    by at most 1). It is (ε, δ)-DP by the tight accountant over these K + 1 steps,
+    or (ε, 0)-DP by basic composition, or (for ``"greedy_cover"``) (ε, δ)-DP by
+    EMCover plus basic composition. ``predict``, ``predict_proba`` and
+    ``decision_function`` are post-processing of the released list and counts:
+    they never learn and never spend. For replace-one neighbours (Bun & Fang's
+    Definition 4) group privacy gives (2ε, (1 + e^ε)δ). A ``partial_fit`` stream
+    is (ε, δ)-DP in all: its releases use disjoint rows on a schedule fixed by the
+    number of calls (parallel composition; see :meth:`partial_fit`).
 
     *Net cover (practical variant).* Lemma: given the earlier selections, adding a
     row z changes the remaining rows by z at most, so every rule score moves by
     q′ − q ∈ [−λ, +1] (+1 for candidates that fire on z with z's label, −λ for those
-    that fire on z with another, 0 for the rest) and every default count by 0 or +1.
-    Rule steps sample ∝ exp(ε̂·q/(1 + λ)) and the default step ∝ exp(ε̂·n_b), so
-    the log-likelihood ratio of the outcomes, (ε̂/(1 + λ))(q′ − q) − log(Z′/Z),
-    spans an interval of width ≤ ε̂: each step is ε̂-bounded-range, hence ε̂-DP.
-    The K + 1 steps compose adaptively (bounded-range composition in the tight
-    accountant, or basic). ∎ Bun & Fang's Lemma 18 (EMCover) is **not** claimed for
+    that fire on z with another, 0 for the rest; a weight-w row moves them by w
+    times that). Rule steps sample ∝ exp(ε̂·q/(1 + λ)), so the log-likelihood
+    ratio of the outcomes, (ε̂/(1 + λ))(q′ − q) − log(Z′/Z), spans an interval of
+    width ≤ ε̂: each step is ε̂-bounded-range, hence ε̂-DP. The K steps and the
+    counts compose adaptively (bounded-range and discrete-Laplace composition in
+    the tight accountant, or basic). ∎ Bun & Fang's Lemma 18 (EMCover) is **not** claimed for
     this score: its proof needs scores that only fall when a row is added, and a
     row raises the net coverage of rules with its label (full argument in
     :mod:`skdp.decision_list._net_cover`). K depends on ε, d and C only, never n.
@@ -144,23 +169,24 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
     *DP-GreedyCover.* Each score depends only on rows its candidate covers and
     falls by at most 1 when a row is added; the mechanism samples ∝ exp(ε̂·q)
     (``monotonic=True``, as Lemma 18's proof assumes), so each step is
-    ε̂-bounded-range; K = min(max_rules, d) + 1. Checked against the paper: Lemma
+    ε̂-bounded-range; K = min(max_rules, d). Checked against the paper: Lemma
     18's mechanism samples ∝ exp(ε̂·q) (not Prop 3's exp(ε̂·q/2)); its inequality
     1 + (e^ε̂ − 1)x ≤ e^{2ε̂x} needs ε̂ ≤ 1.2564 (capped); its bad event has
-    probability ≤ δ by Lemma 19, whatever the number of steps. Constants: ε̂ =
-    ε/(2(ln(1/δ) + 3/2)), the score, T and M = d are the paper's; the tight
-    accountant, ``delta=1e-6`` and the explicit private default step are practical
-    choices.
+    probability ≤ δ by Lemma 19, whatever the number of steps. Constants: Lemma
+    18's 2ε̂(ln(1/δ) + 3/2), the score, T and M = d are the paper's; the tight
+    accountant, ``delta=1e-6`` and the noisy counts in place of the default step
+    are practical choices.
 
     Notes
     -----
-    Cost O(nnz(X) + K·d·C) plus K + 1 exponential-mechanism draws over at most
-    2d·C candidates; sparse CSR input is used as is. DP-GreedyCover's utility
+    Cost O(nnz(X) + K·d·C) plus K exponential-mechanism draws over at most
+    2d·C candidates and (K + 1)·C discrete Laplace draws; sparse CSR input is used
+    as is. DP-GreedyCover's utility
     guarantee (Thm 7) needs n of order M·log M·log(1/δ)/(αε) rows.
 
-    The streaming buffer of ``partial_fit`` holds the raw rows (a decision list
-    is a batch model); a pickled estimator in streaming mode therefore contains
-    them. ``fit`` keeps no rows.
+    The streaming buffer of ``partial_fit`` holds the raw rows of the chunk not
+    released yet (a decision list is a batch model); a pickled estimator in
+    streaming mode therefore contains them. ``fit`` keeps no rows.
 
     References
     ----------
@@ -180,7 +206,7 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
     >>> clf = DPDecisionListClassifier(epsilon=1.0, classes=[0, 1],
     ...                                random_state=0).fit(X, y)
     >>> len(clf.rules_), clf.accounting_, round(clf.step_epsilon_, 3)
-    (2, 'basic', 0.333)
+    (2, 'basic', 0.4)
     >>> print(clf.export_text())
     if x0 then 1
     elif x3 then 0
@@ -189,7 +215,10 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
     ...                                  max_rules=3,
     ...                                  classes=[0, 1], random_state=0).fit(X, y)
     >>> paper.accounting_, round(paper.step_epsilon_, 3)
-    ('basic', 1.0)
+    ('basic', 1.143)
+    >>> clf.predict_proba([[1, 0, 0, 1, 0], [0, 0, 0, 1, 0]]).round(2)
+    array([[0., 1.],
+           [1., 0.]])
     """
 
     _parameter_constraints: dict = {
@@ -204,19 +233,19 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
 
     def __init__(
         self,
-        epsilon=1.0,
-        delta=1e-6,
+        epsilon: float = 1.0,
+        delta: float = 1e-6,
         *,
-        max_rules=None,
-        algorithm="net_cover",
-        error_weight=1.5,
-        negations=False,
-        accounting="auto",
-        budget=None,
-        random_state=None,
-        binarize=0.0,
-        classes=None,
-    ):
+        max_rules: int | None = None,
+        algorithm: str = "net_cover",
+        error_weight: float = 1.5,
+        negations: bool = False,
+        accounting: str = "auto",
+        budget: PrivacyBudget | None = None,
+        random_state: int | np.random.Generator | np.random.RandomState | None = None,
+        binarize: float | None = 0.0,
+        classes: ArrayLike | None = None,
+    ) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.max_rules = max_rules
@@ -253,39 +282,55 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
             delta = 0.0
         return plan(epsilon, delta, n_steps, self.accounting)
 
-    def _encode_y_public(self, y):
-        """Encode y against the public ``classes`` (or, with a warning, y's own labels)."""
-        classes = resolve_classes(self, y, binary=False)
-        return classes, np.searchsorted(classes, y).astype(np.intp)
-
     def _selector(self, step_epsilon, rng):
         if self.algorithm == "net_cover":
             return net_selector(step_epsilon, self.error_weight, rng)
         return errors_selector(step_epsilon, rng)
 
-    def _private_run(self, X, codes, *, accumulate):
-        """Charge one release, then run the private cover. Unchanged state if unpaid.
+    def _release_counts(self, counts, unit, step_epsilon, rng):
+        """The noisy (rule × class) histogram (lemma in :mod:`._frequencies`)."""
+        return release_counts(counts, unit, step_epsilon, rng)
 
-        The release is a transition of the stream record (a stale copy is refused
-        before anything is charged). With a budget its noise is keyed by the charge's
-        place in the ledger; without, it keeps drawing from the stream's generator, so
-        no two releases share noise either way.
+    def _release(self, X, codes, w, rng):
+        """One release on its rows: the cover's rule steps, then the noisy histogram."""
+        weights, unit = self._weights(w, private=True)
+        step = self._release_plan[0]
+        result = greedy_cover(
+            X, codes, self.classes_.size, max_rules=self._n_rules(self.epsilon, X.shape[1]),
+            select=self._selector(step, rng), weights=weights, unit=unit,
+            **self._cover_options(),
+        )
+        counts = region_counts(X, codes, self.classes_.size, result.features, result.signs,
+                               weights)
+        eps_h = HISTOGRAM_WEIGHT * step
+        noisy = self._release_counts(counts, unit, eps_h, rng)
+        selected = np.r_[result.labels, result.default]  # default −1 unless T ended it
+        self._set_list(result, noisy, smoothed_proba(noisy, selected, 3.0 / eps_h))
+        self.n_releases_ = getattr(self, "n_releases_", 0) + 1
+
+    def _private_run(self, X, codes, w=None):
+        """Open a stream, charge its plan, then run its first release. Unchanged if unpaid.
+
+        The charge advances the stream record (a stale copy is refused before anything
+        is charged). With a budget the noise is keyed by the charge's place in the
+        ledger; without, it comes from ``random_state``; later releases of the stream
+        keep drawing from the same generator, so no two releases share noise.
         """
         epsilon, delta = self._check_privacy_params()
         step, method, charged_delta = self._plan(epsilon, delta, X.shape[1])
+        stream = self._open_stream()
         key = self._charge(epsilon, charged_delta, f"decision list ({method})",
-                           accumulate=accumulate, stream=self._stream)
-        rng = self._rng if key is None else self._release_generator(key)
-        result = greedy_cover(
-            X, codes, self.classes_.size, max_rules=self._n_rules(epsilon, X.shape[1]),
-            select=self._selector(step, rng), **self._cover_options(),
-        )
+                           accumulate=False, stream=stream)
+        self._stream = stream
+        self._rng = self._release_generator(key)
+        self._release_plan = (step, method, charged_delta)
         self.step_epsilon_ = step
         self.accounting_ = method
-        self._set_list(result)
+        self.n_releases_ = 0
+        self._release(X, codes, w, self._rng)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Learn the list privately from X and labels y; charges one release.
 
         Parameters
@@ -293,6 +338,9 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Features, binarized as ``x > binarize`` (0/1 input passes through).
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights, **clipped to [0, 1]**: a row counts as at most one row, so
+            the privacy argument is unchanged (a weight of 3 is *not* three copies).
 
         Returns
         -------
@@ -306,31 +354,35 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         self._check_privacy_params()
         saved = dict(self.__dict__)
         try:
-            X, y = self._validate_X(X, reset=True, y=y)
-            classes, codes = self._encode_y_public(y)
+            X, classes, codes, w = self._validate_block(X, y, sample_weight, partial=False)
             self.classes_ = classes
             self._clear_stream()
-            self._open_release_stream()
-            self._private_run(X, codes, accumulate=False)
+            self._private_run(X, codes, w)
         except BudgetExhaustedError:
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise
-        self.n_releases_ = 1
+        self._n_calls = 1
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None):
-        """Buffer a block of rows; the list is relearned (and paid for) when next needed.
+    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None,
+                    sample_weight: ArrayLike | None = None) -> Self:
+        """Learn from a block of rows: the list is released here, on a public schedule.
 
-        The next ``predict``/``score``/``export_text``/``release`` after new rows
-        relearns the list from *all* rows buffered so far, as one release of
-        (ε, δ) charged to ``budget``. Blocks with no call in between are one
-        release, identical (same ``random_state``) to ``fit`` on their
-        concatenation. If the budget cannot pay, the previous list is kept and a
-        ``PrivacyWarning`` is issued. Rows passed to ``fit`` are not kept: after
-        ``fit``, the buffer starts empty (and releases keep drawing from ``fit``'s
-        generator, so no two releases share noise).
+        The calls of a stream (``fit`` counts as its first call) are numbered
+        t = 1, 2, 3, …; the rows are buffered and, at the end of every call
+        t = 2^j − 1 (t = 1, 3, 7, 15, …), a new list is learned from the rows of
+        calls 2^(j−1) … 2^j − 1 only and replaces the released one. The first call
+        of a stream pays (ε, δ) to ``budget``; the later releases cost nothing more
+        by parallel composition: each row is used by exactly one release, the
+        schedule depends only on the number of calls (public), and every release is
+        (ε, δ)-DP on its own rows given the earlier outputs. ``predict`` and
+        ``predict_proba`` only read the released list: they never learn or spend, so
+        predicting before every learning call (progressive validation) costs nothing.
+
+        A row passed twice (in two calls, or in ``fit`` and ``partial_fit``) counts as
+        two rows: its owner then has the guarantee of a group of two (2ε).
 
         Parameters
         ----------
@@ -339,42 +391,49 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         classes : array-like, optional
             All labels; required on the first call unless the ``classes`` parameter
             gives them.
+        sample_weight : array-like of shape (n_samples,), optional
+            As in ``fit`` (clipped to [0, 1]).
 
         Returns
         -------
         self
+
+        Raises
+        ------
+        BudgetExhaustedError
+            On the first call of a stream, if ``budget`` cannot pay; the estimator
+            is unchanged.
         """
         self._check_privacy_params()
-        return self._partial_fit(X, y, classes)
-
-    def _start_stream(self):
-        # After fit, keep fit's stream (and generator): a release must never reuse
-        # another release's noise.
+        X, found, codes, w = self._validate_block(X, y, sample_weight, classes, partial=True)
+        if w is None:
+            w = np.ones(codes.size)
         if not hasattr(self, "_stream"):
-            self._open_release_stream()
-        if not hasattr(self, "n_releases_"):
-            self.n_releases_ = 0
-
-    def _open_release_stream(self):
-        self._stream = self._open_stream()
-        self._rng = None if self.budget is not None else self._release_generator(None)
-
-    def _release_stream(self, X, codes):
-        first_release = not hasattr(self, "rules_")
-        try:
-            self._private_run(X, codes, accumulate=True)
-        except BudgetExhaustedError:
-            if first_release:
+            saved = dict(self.__dict__)
+            try:
+                self.classes_ = found
+                self._private_run(X, codes, w)
+            except BudgetExhaustedError:
+                self.__dict__.clear()
+                self.__dict__.update(saved)
                 raise
-            warnings.warn(
-                "The privacy budget cannot pay for relearning the decision list from the "
-                f"{codes.size} buffered rows; keeping the last released list "
-                f"(release {self.n_releases_}).",
-                PrivacyWarning,
-                stacklevel=4,
-            )
-            return
-        self.n_releases_ += 1
+            self._n_calls = 1
+            return self
+        # Compare-and-swap first: a stale copy is refused before its state changes.
+        self._stream.advance()
+        self._n_calls += 1
+        buffer: list = self.__dict__.setdefault("_buffer", [])
+        buffer.append((X, codes, w))
+        if (self._n_calls + 1) & self._n_calls == 0:  # t = 2^j − 1: release the chunk
+            Xs, ys, ws = zip(*buffer, strict=True)
+            del self._buffer
+            self._release(sp.vstack(Xs, format="csr"), np.concatenate(ys),
+                          np.concatenate(ws), self._rng)
+        return self
+
+    def _clear_stream(self):
+        for name in ("_buffer", "_stream", "_rng", "_n_calls"):
+            self.__dict__.pop(name, None)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -19,10 +19,11 @@ Conventions (shared by every class):
 
 Classes: :class:`FiniteClass` (a label matrix over a finite domain),
 :class:`Thresholds` and :class:`Intervals` on a line, :class:`Rectangles`
-(axis-aligned boxes) and :class:`Halfspaces` in R^d, and :class:`RealThresholds`
-/ :class:`RealIntervals` on a real feature through public bins (finite classes that
-the online learners take with real-valued X). Each documents its cost and whether
-its ERM is exact.
+(axis-aligned boxes) and :class:`Halfspaces` in R^d, :class:`RealThresholds`
+/ :class:`RealIntervals` on a real feature through public bins, and
+:class:`MeanThresholds` on the binned mean of d real features (finite classes that
+the online learners take with real-valued X; the last is their default). Each
+documents its cost and whether its ERM is exact.
 """
 
 from ._base import HypothesisClass
@@ -41,6 +42,7 @@ from .littlestone import (
     threshold_class,
     version_space,
 )
+from .mean_thresholds import MeanThresholds, two_sided_threshold_class
 
 __all__ = [
     "FiniteClass",
@@ -48,6 +50,7 @@ __all__ = [
     "Halfspaces",
     "HypothesisClass",
     "Intervals",
+    "MeanThresholds",
     "PointVersionSpace",
     "RealIntervals",
     "RealThresholds",
@@ -59,5 +62,6 @@ __all__ = [
     "point_class",
     "soa_predict",
     "threshold_class",
+    "two_sided_threshold_class",
     "version_space",
 ]

@@ -1,6 +1,11 @@
 """The interface every hypothesis class implements, and shared array helpers."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["HypothesisClass"]
 
@@ -22,7 +27,7 @@ class HypothesisClass:
     #: VC dimension as a function of the number of features (informational).
     vc_dimension: int | None = None
 
-    def check_X(self, X):
+    def check_X(self, X: ArrayLike) -> NDArray[np.float64]:
         """Validate query/training points for this class; return a float 2-D array."""
         X = np.asarray(X, dtype=float)
         if X.ndim != 2:
@@ -34,8 +39,10 @@ class HypothesisClass:
             )
         return X
 
-    def fit_blocks(self, X, y, blocks, n_blocks, *, sample_weight=None, forced_X=None,
-                   forced_y=None, through=None):
+    def fit_blocks(self, X: ArrayLike, y: ArrayLike, blocks: ArrayLike, n_blocks: int, *,
+                   sample_weight: ArrayLike | None = None, forced_X: ArrayLike | None = None,
+                   forced_y: ArrayLike | None = None,
+                   through: ArrayLike | None = None) -> NDArray[Any]:
         """Constrained ERM on every block at once; returns ``params`` (one row per block).
 
         Parameters
@@ -55,14 +62,14 @@ class HypothesisClass:
         """
         raise NotImplementedError
 
-    def predict_blocks(self, params, X):
+    def predict_blocks(self, params: ArrayLike, X: ArrayLike) -> NDArray[np.int8]:
         """±1 predictions of every block's hypothesis: ``(n_blocks, n_queries)`` int8."""
         raise NotImplementedError
 
-    def vote(self, params, X):
+    def vote(self, params: ArrayLike, X: ArrayLike) -> NDArray[np.float64]:
         """Fraction of blocks voting +1 on each query, shape ``(n_queries,)``."""
         X = self.check_X(X)
-        n_blocks = len(params)
+        n_blocks = len(np.asarray(params))
         step = max(1, _CHUNK_CELLS // max(n_blocks, 1))
         out = np.empty(X.shape[0])
         for start in range(0, X.shape[0], step):
@@ -70,13 +77,13 @@ class HypothesisClass:
             out[start : start + step] = np.count_nonzero(pred > 0, axis=0) / n_blocks
         return out
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
         return f"{type(self).__name__}({fields})"
 
 
 # --------------------------------------------------------------------- helpers
-def _weights(y, sample_weight):
+def _weights(y: NDArray[Any], sample_weight: ArrayLike | None) -> NDArray[np.float64]:
     if sample_weight is None:
         return np.ones(len(y))
     w = np.asarray(sample_weight, dtype=float)
@@ -85,8 +92,9 @@ def _weights(y, sample_weight):
     return w
 
 
-def _forced(forced_X, forced_y, n_features):
-    if forced_X is None or len(forced_X) == 0:
+def _forced(forced_X: ArrayLike | None, forced_y: ArrayLike | None,
+            n_features: int) -> tuple[NDArray[np.float64], NDArray[np.int8]]:
+    if forced_X is None or np.size(forced_X) == 0:
         return np.empty((0, n_features)), np.empty(0, dtype=np.int8)
     fx = np.asarray(forced_X, dtype=float).reshape(-1, n_features)
     fy = np.asarray(forced_y).reshape(-1)
@@ -114,7 +122,8 @@ def _with_forced(X, y, w, blocks, n_blocks, forced_X, forced_y):
     return X, y, w, blocks
 
 
-def _check_blocks(X, y, blocks, n_blocks):
+def _check_blocks(X: NDArray[Any], y: ArrayLike, blocks: ArrayLike,
+                  n_blocks: int) -> tuple[NDArray[np.int8], NDArray[np.intp]]:
     y = np.asarray(y).reshape(-1)
     blocks = np.asarray(blocks).reshape(-1).astype(np.intp)
     if y.shape[0] != X.shape[0] or blocks.shape[0] != X.shape[0]:

@@ -16,12 +16,17 @@ class they stand for (``finite_class()``, ``version_space()``), so every learner
 takes a finite class takes them and then reads real features (``to_domain``).
 """
 
+from __future__ import annotations
+
 import math
 import numbers
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ._base import HypothesisClass
+from .finite import FiniteClass
 from .line import Intervals, Thresholds
 from .littlestone import (
     FiniteVersionSpace,
@@ -37,8 +42,10 @@ class _PublicBins(HypothesisClass):
     """A class on one real feature, discretised into public equal-width bins."""
 
     n_features = 1
+    bounds: tuple[float, float]
+    n_bins: int
 
-    def __init__(self, bounds=(0.0, 1.0), n_bins=256):
+    def __init__(self, bounds: tuple[float, float] = (0.0, 1.0), n_bins: int = 256) -> None:
         name = type(self).__name__
         try:
             lo, hi = (float(b) for b in bounds)
@@ -55,16 +62,16 @@ class _PublicBins(HypothesisClass):
         self.n_bins = int(n_bins)
 
     @property
-    def n_domain(self):
+    def n_domain(self) -> int:
         """N = ``n_bins``: the size of the finite domain the features are mapped to."""
         return self.n_bins
 
     @property
-    def bin_edges(self):
+    def bin_edges(self) -> NDArray[np.float64]:
         """The ``n_bins + 1`` public edges lo = e₀ < … < e_N = hi (bin j is [e_j, e_{j+1}))."""
         return np.linspace(self.bounds[0], self.bounds[1], self.n_bins + 1)
 
-    def to_domain(self, X):
+    def to_domain(self, X: ArrayLike) -> NDArray[np.intp]:
         """Bin index of every row of a real column: ``(n, 1)`` floats → ``(n,)`` intp.
 
         Bin j holds [e_j, e_{j+1}) (the last bin also holds hi); values below lo go to
@@ -98,7 +105,7 @@ class _PublicBins(HypothesisClass):
             self._bins_column(X), y, blocks, n_blocks, sample_weight=sample_weight,
             forced_X=forced, forced_y=forced_y, through=through)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}(bounds={self.bounds!r}, n_bins={self.n_bins})"
 
 
@@ -153,25 +160,27 @@ class RealThresholds(_PublicBins):
     _line_class = Thresholds
 
     @property
-    def littlestone_dimension(self):
+    def littlestone_dimension(self) -> int:
         return int(self.version_space().ldim())
 
-    def finite_class(self):
+    def finite_class(self) -> FiniteClass:
         """The class on bin indices: :func:`~skdp.hypotheses.threshold_class` (N)."""
         return threshold_class(self.n_bins)
 
-    def version_space(self, **limits):
+    def version_space(self, **limits: Any) -> ThresholdVersionSpace:
         """Closed-form :class:`~skdp.hypotheses.ThresholdVersionSpace` (N) (any N)."""
         return ThresholdVersionSpace(self.n_bins)
 
-    def fit_blocks(self, X, y, blocks, n_blocks, *, sample_weight=None, forced_X=None,
-                   forced_y=None, through=None):
+    def fit_blocks(self, X: ArrayLike, y: ArrayLike, blocks: ArrayLike, n_blocks: int, *,
+                   sample_weight: ArrayLike | None = None, forced_X: ArrayLike | None = None,
+                   forced_y: ArrayLike | None = None,
+                   through: ArrayLike | None = None) -> NDArray[Any]:
         cut = self._fit_on_bins(X, y, blocks, n_blocks, sample_weight, forced_X, forced_y,
                                 through)
         return np.clip(np.ceil(np.nan_to_num(cut, posinf=self.n_bins, neginf=0)),
                        0, self.n_bins).astype(np.int64)
 
-    def predict_blocks(self, params, X):
+    def predict_blocks(self, params: ArrayLike, X: ArrayLike) -> NDArray[np.int8]:
         bins = self.to_domain(X)
         t = np.asarray(params, dtype=np.int64).reshape(-1, 1)
         return np.where(bins[None, :] >= t, 1, -1).astype(np.int8)
@@ -218,11 +227,11 @@ class RealIntervals(_PublicBins):
     vc_dimension = 2
     _line_class = Intervals
 
-    def __init__(self, bounds=(0.0, 1.0), n_bins=64):
+    def __init__(self, bounds: tuple[float, float] = (0.0, 1.0), n_bins: int = 64) -> None:
         super().__init__(bounds, n_bins)
 
     @property
-    def littlestone_dimension(self):
+    def littlestone_dimension(self) -> int:
         if self.n_bins > 15:
             raise ValueError(
                 f"RealIntervals: the exact Littlestone dimension is computed for n_bins ≤ "
@@ -230,17 +239,19 @@ class RealIntervals(_PublicBins):
                 f"{int(math.log2(self.n_bins + 1))} and {2 * math.ceil(math.log2(self.n_bins))}.")
         return int(self.version_space(max_hypotheses=200).ldim())
 
-    def finite_class(self):
+    def finite_class(self) -> FiniteClass:
         """The class on bin indices: :func:`~skdp.hypotheses.interval_class` (N)."""
         return interval_class(self.n_bins)
 
-    def version_space(self, **limits):
+    def version_space(self, **limits: Any) -> FiniteVersionSpace:
         """:class:`~skdp.hypotheses.FiniteVersionSpace` of :meth:`finite_class` (exact
         recursion; refuses large N with the recursion's limits)."""
         return FiniteVersionSpace(self.finite_class(), **limits)
 
-    def fit_blocks(self, X, y, blocks, n_blocks, *, sample_weight=None, forced_X=None,
-                   forced_y=None, through=None):
+    def fit_blocks(self, X: ArrayLike, y: ArrayLike, blocks: ArrayLike, n_blocks: int, *,
+                   sample_weight: ArrayLike | None = None, forced_X: ArrayLike | None = None,
+                   forced_y: ArrayLike | None = None,
+                   through: ArrayLike | None = None) -> NDArray[Any]:
         ends = self._fit_on_bins(X, y, blocks, n_blocks, sample_weight, forced_X, forced_y,
                                  through)
         n = self.n_bins
@@ -250,7 +261,7 @@ class RealIntervals(_PublicBins):
         a[empty], b[empty] = n, -1
         return np.stack([a, b], axis=1).astype(np.int64)
 
-    def predict_blocks(self, params, X):
+    def predict_blocks(self, params: ArrayLike, X: ArrayLike) -> NDArray[np.int8]:
         bins = self.to_domain(X)[None, :]
         p = np.asarray(params, dtype=np.int64).reshape(-1, 2)
         inside = (bins >= p[:, :1]) & (bins <= p[:, 1:])

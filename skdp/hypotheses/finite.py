@@ -1,6 +1,11 @@
 """A finite concept class given as a label matrix over a finite domain."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ._base import HypothesisClass, _check_blocks, _forced, _weights
 
@@ -37,7 +42,7 @@ class FiniteClass(HypothesisClass):
     array([3])
     """
 
-    def __init__(self, label_matrix):
+    def __init__(self, label_matrix: ArrayLike) -> None:
         L = np.asarray(label_matrix)
         if L.ndim != 2 or L.size == 0:
             raise ValueError("label_matrix must be a non-empty 2-D array.")
@@ -49,11 +54,11 @@ class FiniteClass(HypothesisClass):
         self.n_features = 1
 
     @property
-    def n_hypotheses(self):
+    def n_hypotheses(self) -> int:
         return self.label_matrix.shape[0]
 
     @property
-    def n_domain(self):
+    def n_domain(self) -> int:
         return self.label_matrix.shape[1]
 
     def _indices(self, X):
@@ -63,9 +68,11 @@ class FiniteClass(HypothesisClass):
             raise ValueError(f"FiniteClass points must be integers in [0, {self.n_domain}).")
         return idx.astype(np.intp)
 
-    def fit_blocks(self, X, y, blocks, n_blocks, *, sample_weight=None, forced_X=None,
-                   forced_y=None, through=None):
-        if through is not None and len(through):
+    def fit_blocks(self, X: ArrayLike, y: ArrayLike, blocks: ArrayLike, n_blocks: int, *,
+                   sample_weight: ArrayLike | None = None, forced_X: ArrayLike | None = None,
+                   forced_y: ArrayLike | None = None,
+                   through: ArrayLike | None = None) -> NDArray[Any]:
+        if through is not None and np.size(through):
             raise ValueError("FiniteClass does not support through= constraints.")
         idx = self._indices(X)
         y, blocks = _check_blocks(idx[:, None], y, blocks, n_blocks)
@@ -84,5 +91,5 @@ class FiniteClass(HypothesisClass):
             errors = errors + big * violations[None, :]
         return np.argmin(errors, axis=1)
 
-    def predict_blocks(self, params, X):
+    def predict_blocks(self, params: ArrayLike, X: ArrayLike) -> NDArray[np.int8]:
         return self.label_matrix[np.asarray(params)][:, self._indices(X)]

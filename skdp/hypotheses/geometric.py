@@ -1,6 +1,11 @@
 """Axis-aligned rectangles and halfspaces in R^d, with batched ERM over blocks."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ._base import HypothesisClass, _check_blocks, _forced, _pad, _weights, _with_forced
 from ._constrained import constrained_logistic_blocks
@@ -49,16 +54,18 @@ class Rectangles(HypothesisClass):
             [0.6, 0.5]]])
     """
 
-    def __init__(self, n_features=2):
+    def __init__(self, n_features: int = 2) -> None:
         self.n_features = _check_d(n_features)
 
     @property
-    def vc_dimension(self):
+    def vc_dimension(self) -> int:  # type: ignore[override]
         return 2 * self.n_features
 
-    def fit_blocks(self, X, y, blocks, n_blocks, *, sample_weight=None, forced_X=None,
-                   forced_y=None, through=None):
-        if through is not None and len(through):
+    def fit_blocks(self, X: ArrayLike, y: ArrayLike, blocks: ArrayLike, n_blocks: int, *,
+                   sample_weight: ArrayLike | None = None, forced_X: ArrayLike | None = None,
+                   forced_y: ArrayLike | None = None,
+                   through: ArrayLike | None = None) -> NDArray[Any]:
+        if through is not None and np.size(through):
             raise ValueError("Rectangles does not support through= constraints.")
         X = self.check_X(X)
         y, blocks = _check_blocks(X, y, blocks, n_blocks)
@@ -89,7 +96,7 @@ class Rectangles(HypothesisClass):
         hi = np.where(alive[:, :, None], Xp, -np.inf).max(axis=1)
         return lo, hi
 
-    def predict_blocks(self, params, X):
+    def predict_blocks(self, params: ArrayLike, X: ArrayLike) -> NDArray[np.int8]:
         X = self.check_X(X)
         p = np.asarray(params, dtype=float)
         inside = np.all(
@@ -97,7 +104,7 @@ class Rectangles(HypothesisClass):
         )
         return np.where(inside, 1, -1).astype(np.int8)
 
-    def vote(self, params, X):
+    def vote(self, params: ArrayLike, X: ArrayLike) -> NDArray[np.float64]:
         # Same count as averaging predict_blocks, without the (k, q, d) temporaries:
         # one (k, q) boolean mask refined dimension by dimension.
         X = self.check_X(X)
@@ -165,7 +172,7 @@ class Halfspaces(HypothesisClass):
 
     supports_through = True
 
-    def __init__(self, n_features=2, C=10.0, max_iter=30):
+    def __init__(self, n_features: int = 2, C: float = 10.0, max_iter: int = 30) -> None:
         self.n_features = _check_d(n_features)
         if not (np.isfinite(C) and C > 0):
             raise ValueError(f"C must be finite and > 0, got {C!r}.")
@@ -173,31 +180,33 @@ class Halfspaces(HypothesisClass):
         self.max_iter = int(max_iter)
 
     @property
-    def vc_dimension(self):
+    def vc_dimension(self) -> int:  # type: ignore[override]
         return self.n_features + 1
 
     def _lift(self, X):
         return np.concatenate([X, np.ones((*X.shape[:-1], 1))], axis=-1)
 
-    def basis(self, through):
+    def basis(self, through: ArrayLike | None) -> NDArray[np.float64]:
         """Orthonormal basis (columns) of {θ : ⟨θ, (p, 1)⟩ = 0 for every p in through}."""
         D = self.n_features + 1
-        if through is None or len(through) == 0:
+        if through is None or np.size(through) == 0:
             return np.eye(D)
         P = self._lift(np.asarray(through, dtype=float).reshape(-1, self.n_features))
         _, sing, vt = np.linalg.svd(P, full_matrices=True)
         rank = int(np.sum(sing > 1e-9 * max(sing.max(initial=0.0), 1.0)))
         return vt[rank:].T
 
-    def fit_blocks(self, X, y, blocks, n_blocks, *, sample_weight=None, forced_X=None,
-                   forced_y=None, through=None):
+    def fit_blocks(self, X: ArrayLike, y: ArrayLike, blocks: ArrayLike, n_blocks: int, *,
+                   sample_weight: ArrayLike | None = None, forced_X: ArrayLike | None = None,
+                   forced_y: ArrayLike | None = None,
+                   through: ArrayLike | None = None) -> NDArray[Any]:
         X = self.check_X(X)
         y, blocks = _check_blocks(X, y, blocks, n_blocks)
         w = _weights(y, sample_weight)
         fx, fy = _forced(forced_X, forced_y, self.n_features)
         Xp, yp, wp = _pad(X, y, w, blocks, n_blocks)
         if fx.shape[0]:
-            if through is not None and len(through):
+            if through is not None and np.size(through):
                 raise ValueError("Halfspaces takes forced labels or through=, not both.")
             return constrained_logistic_blocks(self._lift(Xp), (yp > 0).astype(float), wp,
                                                1.0 / self.C, self._lift(fx), fy.astype(float))
@@ -223,12 +232,12 @@ class Halfspaces(HypothesisClass):
                 break
         return z @ B.T
 
-    def predict_blocks(self, params, X):
+    def predict_blocks(self, params: ArrayLike, X: ArrayLike) -> NDArray[np.int8]:
         X = self.check_X(X)
         scores = np.asarray(params, dtype=float) @ self._lift(X).T
         return np.where(scores >= 0, 1, -1).astype(np.int8)
 
-    def vote(self, params, X):
+    def vote(self, params: ArrayLike, X: ArrayLike) -> NDArray[np.float64]:
         # Same count as averaging predict_blocks, one matrix product per chunk.
         X = self.check_X(X)
         P = np.asarray(params, dtype=float)

@@ -1,6 +1,11 @@
 """Thresholds and intervals on the real line, with exact vectorised ERM."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ._base import (
     HypothesisClass,
@@ -82,8 +87,10 @@ class Thresholds(HypothesisClass):
     n_features = 1
     vc_dimension = 1
 
-    def fit_blocks(self, X, y, blocks, n_blocks, *, sample_weight=None, forced_X=None,
-                   forced_y=None, through=None):
+    def fit_blocks(self, X: ArrayLike, y: ArrayLike, blocks: ArrayLike, n_blocks: int, *,
+                   sample_weight: ArrayLike | None = None, forced_X: ArrayLike | None = None,
+                   forced_y: ArrayLike | None = None,
+                   through: ArrayLike | None = None) -> NDArray[Any]:
         x, s, b = _line_data(Thresholds, X, y, blocks, n_blocks, sample_weight, forced_X,
                              forced_y, through)
         # Splitting before entry j: cost = Σ_{i<j} pos_i + Σ_{i≥j} neg_i
@@ -102,11 +109,11 @@ class Thresholds(HypothesisClass):
         thresholds = np.concatenate([t_before, np.full(n_blocks, np.inf)])
         return thresholds[best]
 
-    def predict_blocks(self, params, X):
+    def predict_blocks(self, params: ArrayLike, X: ArrayLike) -> NDArray[np.int8]:
         X = self.check_X(X)
         return np.where(X[None, :, 0] >= np.asarray(params)[:, None], 1, -1).astype(np.int8)
 
-    def vote(self, params, X):
+    def vote(self, params: ArrayLike, X: ArrayLike) -> NDArray[np.float64]:
         X = self.check_X(X)
         t = np.sort(np.asarray(params, dtype=float))
         return np.searchsorted(t, X[:, 0], side="right") / t.size
@@ -137,8 +144,10 @@ class Intervals(HypothesisClass):
     n_features = 1
     vc_dimension = 2
 
-    def fit_blocks(self, X, y, blocks, n_blocks, *, sample_weight=None, forced_X=None,
-                   forced_y=None, through=None):
+    def fit_blocks(self, X: ArrayLike, y: ArrayLike, blocks: ArrayLike, n_blocks: int, *,
+                   sample_weight: ArrayLike | None = None, forced_X: ArrayLike | None = None,
+                   forced_y: ArrayLike | None = None,
+                   through: ArrayLike | None = None) -> NDArray[Any]:
         x, s, b = _line_data(Intervals, X, y, blocks, n_blocks, sample_weight, forced_X,
                              forced_y, through)
         params = np.tile([np.inf, -np.inf], (n_blocks, 1))
@@ -176,7 +185,7 @@ class Intervals(HypothesisClass):
         params[rows, 1] = hi[end[rows]]
         return params
 
-    def predict_blocks(self, params, X):
+    def predict_blocks(self, params: ArrayLike, X: ArrayLike) -> NDArray[np.int8]:
         X = self.check_X(X)
         p = np.asarray(params, dtype=float)
         inside = (X[None, :, 0] >= p[:, :1]) & (X[None, :, 0] <= p[:, 1:])

@@ -32,9 +32,14 @@ Y. Li, Y. Wang, Y. Ye (2024). Private online learning against an adaptive advers
 realizable and agnostic settings, §2.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Hashable
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ._base import HypothesisClass
 from .finite import FiniteClass
@@ -57,7 +62,7 @@ MAX_STATES = 2**20
 
 
 # ----------------------------------------------------------------- label matrices
-def threshold_class(n_domain):
+def threshold_class(n_domain: int) -> FiniteClass:
     """Thresholds on {0, …, N−1} as a :class:`FiniteClass`: h_t(x) = +1 iff x ≥ t.
 
     There are N + 1 hypotheses, t = 0 (all +1) … t = N (all −1); row t is h_t.
@@ -69,7 +74,7 @@ def threshold_class(n_domain):
     return FiniteClass(np.where(np.arange(n)[None, :] >= t, 1, -1))
 
 
-def point_class(n_domain):
+def point_class(n_domain: int) -> FiniteClass:
     """Point functions on {0, …, N−1}: h_i(x) = +1 iff x = i (N hypotheses, Ldim 1 if N ≥ 2).
 
     The all-negative function is *not* included (add a row of −1 to include it; the Ldim
@@ -79,7 +84,7 @@ def point_class(n_domain):
     return FiniteClass(np.where(np.eye(n, dtype=bool), 1, -1))
 
 
-def interval_class(n_domain, *, include_empty=True):
+def interval_class(n_domain: int, *, include_empty: bool = True) -> FiniteClass:
     """Intervals on {0, …, N−1}: h_{a,b}(x) = +1 iff a ≤ x ≤ b, 0 ≤ a ≤ b < N.
 
     N(N + 1)/2 hypotheses (+1 for the empty interval with ``include_empty``). Rows are in
@@ -121,7 +126,7 @@ def _soa_label(l_plus, l_minus, n_plus, n_minus):
     return np.where(plus, 1, -1).astype(np.int8)
 
 
-def _check_points(x, n_domain):
+def _check_points(x: ArrayLike, n_domain: int) -> NDArray[np.intp]:
     arr = np.asarray(x)
     if arr.dtype.kind not in "iuf" or not np.all(np.isfinite(arr)):
         raise ValueError("domain points must be finite integers.")
@@ -228,8 +233,8 @@ class FiniteVersionSpace:
     answers any block by indexing.
     """
 
-    def __init__(self, hypothesis_class, *, max_hypotheses=MAX_HYPOTHESES,
-                 max_states=MAX_STATES, _oracle=None, _mask=None):
+    def __init__(self, hypothesis_class: Any, *, max_hypotheses: int = MAX_HYPOTHESES,
+                 max_states: int = MAX_STATES, _oracle: Any = None, _mask: Any = None) -> None:
         if _oracle is None:
             L = (hypothesis_class.label_matrix if isinstance(hypothesis_class, FiniteClass)
                  else FiniteClass(hypothesis_class).label_matrix)
@@ -239,18 +244,18 @@ class FiniteVersionSpace:
         self._labels = None
 
     @property
-    def n_domain(self):
+    def n_domain(self) -> int:
         return self._oracle.n_domain
 
     @property
-    def is_empty(self):
+    def is_empty(self) -> bool:
         return self._mask == 0
 
     @property
-    def size(self):
+    def size(self) -> int:
         return self._mask.bit_count()
 
-    def hypotheses(self):
+    def hypotheses(self) -> NDArray[np.intp]:
         """Row indices (into the label matrix) of the hypotheses still consistent."""
         m, out, i = self._mask, [], 0
         while m:
@@ -260,10 +265,10 @@ class FiniteVersionSpace:
             i += 1
         return np.asarray(out, dtype=np.intp)
 
-    def ldim(self):
+    def ldim(self) -> int:
         return self._oracle.ldim(self._mask)
 
-    def restrict(self, x, y):
+    def restrict(self, x: int, y: int) -> FiniteVersionSpace:
         """The version space {h ∈ V : h(x) = y} (a new object)."""
         x = int(_check_points(x, self.n_domain))
         p = self._oracle.pos[x]
@@ -293,11 +298,11 @@ class FiniteVersionSpace:
             self._labels = out
         return self._labels
 
-    def predict(self, x):
+    def predict(self, x: ArrayLike) -> Any:
         """SOA labels (±1, int8) at domain indices ``x`` (scalar or array)."""
         return self._all_labels()[_check_points(x, self.n_domain)]
 
-    def soa_key(self):
+    def soa_key(self) -> Hashable:
         """Hashable identity of the SOA hypothesis (its labels on the whole domain)."""
         return self._all_labels().tobytes()
 
@@ -319,23 +324,23 @@ class ThresholdVersionSpace:
         The range of thresholds still consistent (default 0 … N).
     """
 
-    def __init__(self, n_domain, lo=0, hi=None):
+    def __init__(self, n_domain: int, lo: int = 0, hi: int | None = None) -> None:
         self.n_domain = _check_n(n_domain)
         self.lo = int(lo)
         self.hi = self.n_domain if hi is None else int(hi)
 
     @property
-    def is_empty(self):
+    def is_empty(self) -> bool:
         return self.lo > self.hi
 
     @property
-    def size(self):
+    def size(self) -> int:
         return max(0, self.hi - self.lo + 1)
 
-    def ldim(self):
+    def ldim(self) -> int:
         return int(_floor_log2(self.size))
 
-    def restrict(self, x, y):
+    def restrict(self, x: int, y: int) -> ThresholdVersionSpace:
         x = int(_check_points(x, self.n_domain))
         if _check_label(y) > 0:  # x ≥ t
             return ThresholdVersionSpace(self.n_domain, self.lo, min(self.hi, x))
@@ -345,12 +350,12 @@ class ThresholdVersionSpace:
         n_plus = np.clip(x - self.lo + 1, 0, self.size)
         return n_plus, self.size - n_plus
 
-    def predict(self, x):
+    def predict(self, x: ArrayLike) -> Any:
         x = _check_points(x, self.n_domain)
         n_plus, n_minus = self._split(x)
         return _soa_label(_floor_log2(n_plus), _floor_log2(n_minus), n_plus, n_minus)
 
-    def soa_key(self):
+    def soa_key(self) -> Hashable:
         """The SOA hypothesis is itself a threshold: the first x labelled +1 (N if none)."""
         if self.is_empty:
             return None
@@ -373,24 +378,24 @@ class PointVersionSpace:
     errs at most once on a realizable stream. Matches ``FiniteVersionSpace(point_class(N))``.
     """
 
-    def __init__(self, n_domain, alive=None):
+    def __init__(self, n_domain: int, alive: ArrayLike | None = None) -> None:
         self.n_domain = _check_n(n_domain)
         self.alive = (np.ones(self.n_domain, dtype=bool) if alive is None
                       else np.asarray(alive, dtype=bool))
         self._size = int(np.count_nonzero(self.alive))
 
     @property
-    def is_empty(self):
+    def is_empty(self) -> bool:
         return self._size == 0
 
     @property
-    def size(self):
+    def size(self) -> int:
         return self._size
 
-    def ldim(self):
+    def ldim(self) -> int:
         return 1 if self._size >= 2 else self._size - 1
 
-    def restrict(self, x, y):
+    def restrict(self, x: int, y: int) -> PointVersionSpace:
         x = int(_check_points(x, self.n_domain))
         if _check_label(y) > 0:
             alive = np.zeros(self.n_domain, dtype=bool)
@@ -400,7 +405,7 @@ class PointVersionSpace:
             alive[x] = False
         return PointVersionSpace(self.n_domain, alive)
 
-    def predict(self, x):
+    def predict(self, x: ArrayLike) -> Any:
         x = _check_points(x, self.n_domain)
         in_v = self.alive[x]
         n_plus = in_v.astype(np.int64)
@@ -408,7 +413,7 @@ class PointVersionSpace:
         l_minus = np.where(n_minus >= 2, 1, n_minus - 1)
         return _soa_label(n_plus - 1, l_minus, n_plus, n_minus)
 
-    def soa_key(self):
+    def soa_key(self) -> Hashable:
         if self._size == 1:
             return ("point", int(np.flatnonzero(self.alive)[0]))
         return ("point", None) if self._size else None
@@ -417,7 +422,7 @@ class PointVersionSpace:
 _VERSION_SPACES = (FiniteVersionSpace, ThresholdVersionSpace, PointVersionSpace)
 
 
-def version_space(hypothesis_class, **limits):
+def version_space(hypothesis_class: Any, **limits: Any) -> Any:
     """The full version space of a class: a version space passes through, a
     :class:`FiniteClass` or a label matrix becomes a :class:`FiniteVersionSpace`."""
     if isinstance(hypothesis_class, _VERSION_SPACES):
@@ -435,7 +440,8 @@ def version_space(hypothesis_class, **limits):
 
 
 # ----------------------------------------------------------------- public helpers
-def littlestone_dimension(cls, *, max_hypotheses=MAX_HYPOTHESES, max_states=MAX_STATES):
+def littlestone_dimension(cls: Any, *, max_hypotheses: int = MAX_HYPOTHESES,
+                          max_states: int = MAX_STATES) -> int | float:
     """Littlestone dimension of a concept class (exact).
 
     Parameters
@@ -472,7 +478,7 @@ def littlestone_dimension(cls, *, max_hypotheses=MAX_HYPOTHESES, max_states=MAX_
     return vs.ldim()
 
 
-def soa_predict(version_space, x):
+def soa_predict(version_space: Any, x: ArrayLike) -> Any:
     """The SOA's prediction(s) at domain index (indices) ``x`` for a version space.
 
     Parameters

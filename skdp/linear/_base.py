@@ -20,18 +20,48 @@ chunks with one matrix–vector product per chunk; the subclass finds the first 
 that triggers an update, the update is applied, and the scan resumes after it with a
 small chunk that doubles while nothing triggers. Python-level iterations ≈ number of
 updates (+ log of the block length), not rows.
+
+Probabilities
+-------------
+``predict_proba`` is the vote share of the predicting weights: a margin
+μ = ⟨w, z⟩ ∈ [−1, 1] is the mean vote of the coordinates (each z_j ∈ [−1, 1]) under w,
+and (1 + μ)/2 is the probability with which randomised weighted majority (draw
+j ~ w, then vote +1 with probability (1 + z_j)/2; Littlestone & Warmuth 1994) says
+``classes_[1]``. Where w is the empirical distribution of n votes (DP-Winnow's m
+draws, or its n_c counted labels) the share is Laplace-smoothed to
+(n(1 + μ)/2 + 1)/(n + 2), so it is never 0 or 1. The map is strictly increasing in
+μ: ``predict_proba`` ranks rows as ``decision_function`` does and agrees with
+``predict``; it is a function of the predicting weights and public constants only.
+
+Sample weights
+--------------
+None of these learners takes ``sample_weight`` (scikit-learn's convention for
+estimators without a weighted form). They are online and order-dependent, so a
+weight k cannot equal k repeated rows (scikit-learn's
+``check_sample_weight_equivalence``, which its own Perceptron and SGDClassifier
+fail), and DP-Winnow's weights would have to be clipped to [0, 1] to keep one row's
+influence bounded, which breaks that equivalence for every k > 1.
 """
 
+from __future__ import annotations
+
+import math
 import numbers
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._labels import resolve_classes
 from .._validation import check_public_bounds, clip_to_unit
+
+if TYPE_CHECKING:
+    from sklearn.utils import Tags
+    from typing_extensions import Self
 
 __all__ = ["MultiplicativeWeightsMixin"]
 
@@ -44,7 +74,8 @@ def _prediction_errors(margins, ys):
     return int(np.count_nonzero((margins > 0) != (ys > 0)))
 
 
-def softmax(scores):
+def softmax(scores: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Normalised exp(scores), computed stably."""
     shifted = scores - scores.max()
     w = np.exp(shifted)
     w /= w.sum()
@@ -160,6 +191,11 @@ class MultiplicativeWeightsMixin:
     def _frozen(self):
         return False
 
+    def _n_votes(self) -> float:
+        """How many votes the predicting weights average (hook): ∞ for exact weights,
+        which ``predict_proba`` then does not smooth."""
+        return math.inf
+
     def _after_frozen_block(self, X, ys):
         margins = self._margins(X)
         self._n_mistakes += _prediction_errors(margins, ys)
@@ -202,13 +238,14 @@ class MultiplicativeWeightsMixin:
         self.n_rounds_seen_ += n
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Run the online learner over the rows of X in order, from a fresh start.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Features in [−1, 1] (binary {0, 1} for the decision-list learner).
+            Features, clipped to the public ``bounds`` and mapped onto [−1, 1]
+            (binarized at ``binarize`` for the decision-list learner).
         y : array-like of shape (n_samples,)
             Two class labels.
 
@@ -219,7 +256,8 @@ class MultiplicativeWeightsMixin:
         return self._fit_block(X, y, None, from_fit=True)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X: ArrayLike, y: ArrayLike,
+                    classes: ArrayLike | None = None) -> Self:
         """Continue the online stream with the rows of X, in order.
 
         Feeding a stream in blocks gives the same model as one call on the
@@ -240,8 +278,11 @@ class MultiplicativeWeightsMixin:
         return self._fit_block(X, y, classes, from_fit=False)
 
     # ----------------------------------------------------------------- predicting
-    def decision_function(self, X):
-        """⟨w, z⟩ for each row: positive means ``classes_[1]``.
+    def decision_function(self, X: ArrayLike) -> NDArray[np.floating[Any]]:
+        """⟨w, z⟩ ∈ [−1, 1] for each row: positive means ``classes_[1]``.
+
+        Computed from the predicting weights only (for the private learners, the
+        released w̃: post-processing, no privacy cost).
 
         Parameters
         ----------
@@ -256,7 +297,34 @@ class MultiplicativeWeightsMixin:
         X = self._transform_input(X)
         return self._margins(X)
 
-    def predict(self, X):
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Probability of each class: the vote share of the predicting weights.
+
+        With μ the margin (:meth:`decision_function`), ``classes_[1]`` gets
+        (1 + μ)/2 — the probability with which randomised weighted majority predicts
+        it — Laplace-smoothed to (n(1 + μ)/2 + 1)/(n + 2) where the weights are the
+        empirical distribution of n votes (the private learners; see their
+        ``Privacy`` section). Strictly increasing in μ, so it ranks rows as
+        :meth:`decision_function` and its argmax is :meth:`predict`. Not fitted to
+        the data: wrap the estimator in ``CalibratedClassifierCV`` for calibrated
+        probabilities, which fits a map on (private) data and is not private.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            Columns in ``classes_`` order; rows sum to 1.
+        """
+        share = (1.0 + self.decision_function(X).astype(np.float64)) / 2.0
+        n = self._n_votes()
+        if math.isfinite(n):
+            share = (n * share + 1.0) / (n + 2.0)
+        return np.column_stack([1.0 - share, share])
+
+    def predict(self, X: ArrayLike) -> NDArray[Any]:
         """Predicted labels: ``classes_[1]`` where the margin is > 0, else ``classes_[0]``.
 
         Parameters
@@ -270,8 +338,9 @@ class MultiplicativeWeightsMixin:
         scores = self.decision_function(X)
         return self.classes_[(scores > 0).astype(int)]
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
+    def __sklearn_tags__(self) -> Tags:
+        # A mixin: ClassifierMixin/BaseEstimator follow it in the MRO.
+        tags = super().__sklearn_tags__()  # type: ignore[misc]
         tags.classifier_tags.multi_class = False
         tags.input_tags.sparse = False
         return tags

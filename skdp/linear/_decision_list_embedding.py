@@ -1,14 +1,23 @@
 """Decision lists as large-margin halfspaces (Bun & Fang, Lemma 15) and the online
 private decision-list learner built on DP-Winnow."""
 
+from __future__ import annotations
+
 import numbers
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..accounting import PrivacyBudget
 from ._dp_winnow import DPWinnowClassifier
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = [
     "DecisionListEmbedding",
@@ -26,7 +35,7 @@ def _check_binary(X, name):
         )
 
 
-def decision_list_margin(max_length):
+def decision_list_margin(max_length: int) -> float:
     """Smallest margin of :func:`decision_list_halfspace` over decision lists of length ≤ r.
 
     Exact minimum over all output patterns for r ≤ 10 (e.g. 1 for r = 1, 1/5 for
@@ -50,7 +59,8 @@ def decision_list_margin(max_length):
     return float(best)
 
 
-def decision_list_halfspace(rules, default, n_features):
+def decision_list_halfspace(rules: Sequence[tuple[int, int]], default: int,
+                            n_features: int) -> tuple[NDArray[np.float64], float, float]:
     """The halfspace of Lemma 15 for a monotone 1-decision list over {0, 1}^d.
 
     The list "if x[i₁] = 1 then b₁ elif … else b₀" (b ∈ {−1, +1}) equals
@@ -86,7 +96,8 @@ def decision_list_halfspace(rules, default, n_features):
     return coef / norm, float(bias / norm), float(0.5 / norm)
 
 
-def evaluate_decision_list(rules, default, X):
+def evaluate_decision_list(rules: Sequence[tuple[int, int]], default: int,
+                           X: ArrayLike) -> NDArray[np.int_]:
     """Labels ±1 of a monotone decision list on binary rows X."""
     X = np.asarray(X)
     out = np.full(X.shape[0], default, dtype=int)
@@ -114,18 +125,18 @@ class DecisionListEmbedding(TransformerMixin, BaseEstimator):
            [ 1.,  1.]])
     """
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: Any = None) -> Self:
         """Check X is binary; nothing is learned."""
         X = validate_data(self, X, reset=True, dtype=np.float64)
         _check_binary(X, type(self).__name__)
         return self
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> NDArray[np.float64]:
         """Return 2X − 1."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        _check_binary(X, type(self).__name__)
-        return 2.0 * X - 1.0
+        data: NDArray[np.float64] = validate_data(self, X, reset=False, dtype=np.float64)
+        _check_binary(data, type(self).__name__)
+        return 2.0 * data - 1.0
 
 
 class OnlineDecisionListClassifier(DPWinnowClassifier):
@@ -196,10 +207,14 @@ updates_exhausted_, n_rounds_seen_, privacy_spent_
         "binarize": [Interval(numbers.Real, None, None, closed="neither"), None],
     }
 
-    def __init__(self, max_length=2, epsilon=1.0, delta=1e-6, n_rounds=None, beta=0.05, *,
-                 setting="scheduled", max_updates=None, n_samples=None, threshold=None,
-                 window=None, beyond_horizon="warn", binarize=0.0, budget=None,
-                 random_state=None, classes=None):
+    def __init__(self, max_length: int = 2, epsilon: float = 1.0, delta: float = 1e-6,
+                 n_rounds: int | None = None, beta: float = 0.05, *,
+                 setting: str = "scheduled", max_updates: int | None = None,
+                 n_samples: int | None = None, threshold: float | None = None,
+                 window: int | None = None, beyond_horizon: str = "warn",
+                 binarize: float | None = 0.0, budget: PrivacyBudget | None = None,
+                 random_state: int | np.random.Generator | None = None,
+                 classes: ArrayLike | None = None) -> None:
         self.max_length = max_length
         self.binarize = binarize
         self.epsilon = epsilon
@@ -234,7 +249,8 @@ updates_exhausted_, n_rounds_seen_, privacy_spent_
         _check_binary(X, type(self).__name__)
         return 2.0 * X - 1.0
 
-    def export_text(self, feature_names=None, max_rules=None):
+    def export_text(self, feature_names: Sequence[str] | None = None,
+                    max_rules: int | None = None) -> str:
         """The released weights read as a decision list, strongest weight first.
 
         Each coordinate with released weight becomes a rule "if x_j == 1", in

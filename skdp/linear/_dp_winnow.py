@@ -2,33 +2,37 @@
 of m exponential-mechanism draws, redrawn at each update — updates on a public
 schedule (default, a practical variant) or where a sparse-vector instance fires."""
 
+from __future__ import annotations
+
 import numbers
-import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._streams import keyed_generator
 from ..accounting import PrivacyBudget
 from ..base import PrivateEstimatorMixin
-from ..exceptions import PrivacyWarning
-from ..mechanisms import AboveThreshold, exponential_mechanism
+from ..mechanisms import exponential_mechanism
 from ._base import MultiplicativeWeightsMixin
-from ._parameters import solve_dp_winnow_parameters
-from ._schedule import solve_schedule
+from ._horizon import DEFAULT_STREAM_HORIZON, StreamHorizonMixin
 from ._scheduled import ScheduledUpdatesMixin
+from ._sparse_vector import SparseVectorUpdatesMixin
+
+if TYPE_CHECKING:
+    from sklearn.utils import Tags
 
 __all__ = ["DPWinnowClassifier"]
-
-#: Horizon T used by ``partial_fit`` streams when ``n_rounds`` is None.
-DEFAULT_STREAM_HORIZON = 10**6
 
 # Sensitivity of the scores S_j = Σ ŷ x̂_j: one example's term moves by ≤ 2.
 _SCORE_SENSITIVITY = 2.0
 
 
 class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
+                         SparseVectorUpdatesMixin, StreamHorizonMixin,
                          MultiplicativeWeightsMixin, ClassifierMixin, BaseEstimator):
     """Differentially private Winnow for online large-margin halfspaces (Bun & Fang, Alg 3).
 
@@ -37,7 +41,8 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     ε = 4η), S = Σ ŷ·ẑ over the rows used for updates. When to update:
 
     * ``setting="scheduled"`` (default; a practical variant with its own privacy
-      proof, Lemma S below): at the public rows B, 2B, …, KB. The update folds in the
+      proof, Lemma S below): at the public rows B, 2B, …, (K − 1)B and T. The update
+      folds in the
       first ≤ M mistakes of its window (a batched multiplicative-weights step) and
       redraws w̃. No sparse vector: all of ε goes to the draws and, with an
       intercept, to one noisy label count that warm-starts the learner at a
@@ -116,7 +121,8 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     coef_, intercept_ : ndarray
         Effective released weights (w̃⁺ − w̃⁻) on x and on the bias.
     weights_ : ndarray of shape (n_coords,)
-        The released w̃ (multiples of 1/m).
+        The released w̃ (multiples of 1/m; in the guard's fallback (1 ± b)/2 on the
+        ±bias coordinates, b = 2c̃/n_c − 1 from the released count).
     parameters_ : DPWinnowSchedule or DPWinnowParameters
         The constants used, the guard's verdict (``learns``, ``rows_to_learn``) and
         ``privacy_events`` (what the run costs, for :func:`skdp.accounting.account`).
@@ -154,7 +160,9 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     ``benchmarks/results/winnow_map.md``): wherever it runs the learner, its late
     mistake rate and its mistakes relative to the best constant in hindsight are
     given there; the fallback cells stay within a few percent of the best constant
-    (the count's first 64 rows are predicted before the constant is known).
+    (in a ``partial_fit`` stream the count's first 64 rows are predicted before the
+    constant is known; ``fit``, which releases only its final state, counts all its
+    rows).
     Decision lists of length r (:class:`OnlineDecisionListClassifier`) have margin
     1, 1/5, 1/13, 1/29 for r = 1, 2, 3, 4: r = 1 learns everywhere above, r = 2
     like ρ = 1/5, r = 3 only at T = 10⁶, ε ≥ 8, r ≥ 4 nowhere on this map.
@@ -184,14 +192,15 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     tight accountant (``accounting="paper"`` in the solver reproduces the paper's
     split). The cap K is enforced, not assumed.
 
-    *Lemma S (scheduled).* Fix the public (T, B, K, m, M, η, ε_c, n_c). The release
+    *Lemma S (scheduled).* Fix the public (T, B, K, m, M, η, ε_c, n_c) (``fit``'s
+    fallback takes n_c = min(T, n), n its public row count). The release
     (c̃, w̃₁, …, w̃_K) — c̃ a geometric count of positive labels among the first n_c
     rows, w̃_k the m draws at the end of window k — is the adaptive composition of
     one ε_c-DP mechanism and mK mechanisms that are each 4η-bounded-range; it is
     therefore (ε, δ)-DP whenever the tight accountant certifies
     [PureDP(ε_c), mK × BoundedRange(4η)] at (ε, δ), which is how η is chosen
-    (:func:`skdp.accounting.calibrate_plan`). Predictions and ``coef_`` are
-    post-processing.
+    (:func:`skdp.accounting.calibrate_plan`). Predictions, ``coef_``,
+    ``decision_function`` and ``predict_proba`` are post-processing.
 
     *Proof.* Let the streams differ in row t*, in window i*. (1) The count has
     sensitivity 1: Δ = 1 geometric noise is ε_c-DP. (2) Condition on the released
@@ -214,6 +223,20 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
 
     Audited in ``tests/privacy/test_winnow_scheduled_audit.py`` with broken twins
     (no cap, η calibrated per window, exact weights, noiseless count).
+
+    *Probabilities.* ``decision_function`` is the margin μ = ⟨w̃, z⟩ of the released
+    weights and ``predict_proba`` its vote share (n(1 + μ)/2 + 1)/(n + 2), n = m
+    (public): functions of w̃ and public constants, so post-processing at no cost.
+    In the guard's fallback w̃ puts (1 ± b)/2 on the ±bias coordinates, b = 2c̃/n_c − 1
+    (c̃ the released count clipped to [0, n_c]), so μ = b on every row and, with
+    n = n_c, ``predict_proba`` gives ``classes_[1]`` (c̃ + 1)/(n_c + 2): the count,
+    never the data. Audited in ``tests/privacy/test_winnow_proba_audit.py``; its
+    broken twins (probabilities from the unreleased exact weights; the exact count)
+    fail it.
+
+    ``sample_weight`` is not accepted: clipping weights to [0, 1] would keep the
+    batch's sensitivity, but a weight k > 1 could then not mean k repeated rows, and
+    an online learner depends on row order (see :mod:`skdp.linear._base`).
 
     Mistakes: with the paper's constants, for a ρ-margin stream, at most
     Õ(log³d · log^{5/2}(T/β) · log²(1/δ) / (ε⁴ρ⁶)) with probability 1 − 2β (Thm 12).
@@ -264,11 +287,16 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         "classes": ["array-like", None],
     }
 
-    def __init__(self, epsilon=1.0, delta=1e-6, margin=0.1, n_rounds=None, beta=0.05, *,
-                 setting="scheduled", max_updates=None, n_samples=None, threshold=None,
-                 window=None, confidence=0.5, beyond_horizon="warn", bounds=None,
-                 fit_intercept=True, double_features=True, budget=None, random_state=None,
-                 classes=None):
+    def __init__(self, epsilon: float = 1.0, delta: float = 1e-6, margin: float = 0.1,
+                 n_rounds: int | None = None, beta: float = 0.05, *,
+                 setting: str = "scheduled", max_updates: int | None = None,
+                 n_samples: int | None = None, threshold: float | None = None,
+                 window: int | None = None, confidence: float = 0.5,
+                 beyond_horizon: str = "warn", bounds: Sequence | None = None,
+                 fit_intercept: bool = True, double_features: bool = True,
+                 budget: PrivacyBudget | None = None,
+                 random_state: int | np.random.Generator | None = None,
+                 classes: ArrayLike | None = None) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.margin = margin
@@ -294,27 +322,9 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
 
     def _resolve_parameters(self, n_features, horizon):
         epsilon, delta = self._check_privacy_params()
-        if self.setting == "scheduled":
-            if self.threshold is not None:
-                raise ValueError(
-                    f"{type(self).__name__}: threshold is the sparse-vector threshold of "
-                    "setting='practical' or 'theory'; the scheduled setting has none.")
-            return epsilon, delta, solve_schedule(
-                epsilon, delta, float(self._margin_value(n_features)), int(horizon),
-                self._n_coords(n_features),
-                fit_intercept=bool(self.fit_intercept and self.double_features),
-                max_updates=self.max_updates, n_samples=self.n_samples, window=self.window)
-        if self.window is not None:
-            raise ValueError(f"{type(self).__name__}: window applies to setting='scheduled'.")
-        params = solve_dp_winnow_parameters(
-            epsilon, delta, self._margin_value(n_features), horizon,
-            self._n_coords(n_features), beta=self.beta, confidence=self.confidence,
-            setting=self.setting, max_updates=self.max_updates,
-            n_samples=self.n_samples, threshold=self.threshold,
-        )
-        if not params.feasible:
-            raise ValueError(f"{type(self).__name__}: no valid parameters: {params.reason}")
-        return epsilon, delta, params
+        solve = (self._solve_schedule if self.setting == "scheduled"
+                 else self._solve_sparse_vector)
+        return epsilon, delta, solve(epsilon, delta, n_features, horizon)
 
     # ----------------------------------------------------------------- stream hooks
     def _start_stream(self, X, first_call, from_fit):
@@ -331,45 +341,16 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
             self._horizon_warned = False
             if beyond:
                 self._warn_horizon(horizon)
-            if params.setting != "scheduled" and params.max_updates > horizon:
-                warnings.warn(
-                    f"{type(self).__name__}: the solved K={params.max_updates} updates "
-                    f"exceed the horizon n_rounds={horizon}: the sparse-vector learner "
-                    "cannot make the updates its mistake bound needs within the stream. "
-                    "setting='scheduled' sizes K to the horizon.", UserWarning, stacklevel=5)
-            if params.setting == "scheduled" and params.max_updates == 0:
-                warnings.warn(
-                    f"{type(self).__name__} cannot learn within n_rounds={horizon} rows at "
-                    f"these public parameters ({params.reason}); it predicts a privately "
-                    "estimated constant instead (one noisy label count, all of ε). A "
-                    "larger ε, margin or horizon moves it into the region where it learns "
-                    "(see benchmarks/results/winnow.md).", UserWarning, stacklevel=5)
+            if params.setting == "scheduled":
+                self._start_schedule(n, from_fit)
+            else:
+                self._start_sparse_vector()
             return
         # Compare-and-swap: a stale copy (older pickle, deepcopy branch) is refused here,
         # before it touches its private state.
         self._stream.advance()
         if self._check_horizon(self.n_rounds_seen_, n, self.n_rounds_):
             self._warn_horizon(self.n_rounds_)
-
-    def _check_horizon(self, seen, n, horizon):
-        """False if the block fits in the horizon; raise or return True otherwise."""
-        if seen + n <= horizon:
-            return False
-        if self.beyond_horizon == "raise":
-            raise ValueError(
-                f"{type(self).__name__}: this block would take the stream to {seen + n} "
-                f"rows, beyond n_rounds={horizon} (beyond_horizon='raise'); nothing was "
-                "processed or spent. Start a new stream with fit, or set a larger n_rounds."
-            )
-        return True
-
-    def _warn_horizon(self, horizon):
-        if not self._horizon_warned:
-            warnings.warn(
-                f"{type(self).__name__}: the stream passed n_rounds={horizon} rows. "
-                "Privacy is unchanged (it is capped by max_updates, not by T), but the "
-                "mistake bound assumed T rows.", UserWarning, stacklevel=6)
-            self._horizon_warned = True
 
     def _child_rng(self, update_index, role):
         """The generator of update ``update_index``'s sparse vector (role 0) or draws (1).
@@ -380,13 +361,6 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         """
         return keyed_generator(self._entropy, 2 * update_index + role, self._generators[role])
 
-    def _new_svt(self):
-        p = self.parameters_
-        # Mistake counts since the last update, given the released history, move by
-        # at most 1 and all in the same direction between neighbours: monotone.
-        return AboveThreshold(p.threshold, p.svt_epsilon, sensitivity=1.0, max_positives=1,
-                              monotonic=True, random_state=self._child_rng(self.n_updates_, 0))
-
     def _init_state(self, n_features):
         super()._init_state(n_features)
         self.updates_exhausted_ = False
@@ -394,9 +368,13 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         if self.parameters_.setting == "scheduled":
             self._init_schedule()
             return
-        self._count = 0
-        self._cache = None
-        self._svt = self._new_svt()
+        self._init_sparse_vector()
+
+    def _n_votes(self) -> float:
+        """Votes behind the released weights: m draws, or the n_c counted labels of
+        the constant fallback (``predict_proba``'s smoothing)."""
+        p = self.parameters_
+        return float(p.count_rows if self.constant_fallback_ else p.n_samples)
 
     def _cap(self):
         return self.parameters_.max_updates
@@ -410,21 +388,6 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         else:
             super()._consume(X, ys)
 
-    # ----------------------------------------------------------------- the loop
-    def _scan(self, margins, ys, X, start):
-        wrong = ys * margins <= 0
-        counts = self._count + np.cumsum(wrong)
-        answers = self._svt.process(counts, stop_after_positive=True)
-        fired = answers.size > 0 and bool(answers[-1])
-        stop = answers.size
-        if self._cache is None and wrong[:stop].any():
-            first = int(np.argmax(wrong[:stop]))
-            self._cache = (X[start + first].astype(float), float(ys[first]))
-        if not fired:
-            self._count = int(counts[-1])
-            return -1
-        return stop - 1
-
     def _release_weights(self, full_scores):
         """w̃: empirical distribution of m exponential-mechanism draws from w ∝ exp(ηS)."""
         p = self.parameters_
@@ -433,24 +396,7 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
             random_state=self._child_rng(self.n_updates_, 1))
         return np.bincount(draws, minlength=full_scores.size) / p.n_samples
 
-    def _apply_update(self, X, ys, row):
-        if self._cache is not None:
-            self._accumulate(*self._cache)
-        self._set_predicting_weights(self._release_weights(self._full_scores()))
-        self.n_updates_ += 1
-        self._cache, self._count = None, 0
-        if self.n_updates_ >= self._cap():
-            self.updates_exhausted_ = True
-            self._svt = None
-            warnings.warn(
-                f"{type(self).__name__} made its maximum of {self.n_updates_} updates "
-                "(max_updates K): to keep its privacy guarantee it stops learning and "
-                "keeps predicting with its last released weights.",
-                PrivacyWarning, stacklevel=6)
-        else:
-            self._svt = self._new_svt()
-
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True
         tags.classifier_tags.poor_score = True

@@ -51,9 +51,12 @@ and L can all be overridden. Only utility constants differ
 between the presets; the guarantee is (ε, δ)-DP in both.
 """
 
+from __future__ import annotations
+
 import functools
 import math
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from .._validation import check_delta, check_epsilon, check_positive_int
 from ..accounting import advanced_composition, calibrate
@@ -125,11 +128,12 @@ class DPWinnowParameters:
     accounting: str = "paper"
     epsilon_spent: float = 0.0
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a dict."""
         return asdict(self)
 
     @property
-    def privacy_events(self):
+    def privacy_events(self) -> tuple[tuple[Any, int], ...]:
         """What the run costs, for :func:`skdp.accounting.account`: K × PureDP(ε̂)
         (AboveThreshold) and mK × BoundedRange(4η) (the draws)."""
         return plan_events(self.svt_epsilon, self.learning_rate, self.max_updates,
@@ -160,20 +164,20 @@ def _solve_cached(*args, **kwargs):
 
 
 def solve_dp_winnow_parameters(
-    epsilon,
-    delta,
-    margin,
-    n_rounds,
-    n_features,
+    epsilon: float,
+    delta: float,
+    margin: float,
+    n_rounds: int,
+    n_features: int,
     *,
-    beta=0.05,
-    confidence=0.5,
-    setting="practical",
-    max_updates=None,
-    n_samples=None,
-    threshold=None,
-    accounting="tight",
-):
+    beta: float = 0.05,
+    confidence: float = 0.5,
+    setting: str = "practical",
+    max_updates: int | None = None,
+    n_samples: int | None = None,
+    threshold: float | None = None,
+    accounting: str = "tight",
+) -> DPWinnowParameters:
     kwargs = dict(beta=beta, confidence=confidence, setting=setting, max_updates=max_updates,
                   n_samples=n_samples, threshold=threshold, accounting=accounting)
     try:

@@ -31,9 +31,12 @@ estimator warns at ``fit`` and predicts a privately estimated constant instead (
 noisy count, all of ε).
 """
 
+from __future__ import annotations
+
 import functools
 import math
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from ..accounting import BoundedRange, PlanItem, PureDP, calibrate_plan
 
@@ -111,11 +114,12 @@ class DPWinnowSchedule:
     accounting: str = "tight"
     feasible: bool = True
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a dict."""
         return asdict(self)
 
     @property
-    def privacy_events(self):
+    def privacy_events(self) -> tuple[tuple[Any, int], ...]:
         """What the run costs: the count (PureDP) and mK BoundedRange(4η) draws."""
         events = []
         if self.count_epsilon > 0:
@@ -145,8 +149,10 @@ def _rows_to_learn(eta, margin, window, log_coords):
 
 
 @functools.lru_cache(maxsize=256)
-def solve_schedule(epsilon, delta, margin, n_rounds, n_coords, *, fit_intercept=True,
-                   max_updates=None, n_samples=None, window=None):
+def solve_schedule(epsilon: float, delta: float, margin: float, n_rounds: int,
+                   n_coords: int, *, fit_intercept: bool = True,
+                   max_updates: int | None = None, n_samples: int | None = None,
+                   window: int | None = None) -> DPWinnowSchedule:
     """Constants of scheduled DP-Winnow for (ε, δ, ρ, T, d′), and whether it learns.
 
     Parameters
@@ -186,18 +192,17 @@ def solve_schedule(epsilon, delta, margin, n_rounds, n_coords, *, fit_intercept=
     def eta_for(k):
         return unit / math.sqrt(m * k) / 4.0
 
-    if window is not None or max_updates is not None:
-        b = int(window) if window is not None else math.ceil(n_rounds / int(max_updates))
-        candidates = [max(1, b)]
+    if window is not None:
+        candidates = [max(1, int(window))]
+    elif max_updates is not None:
+        candidates = [max(1, math.ceil(n_rounds / int(max_updates)))]
     else:
         candidates = [2**j for j in range(5, 40) if 2**j <= max(n_rounds, MIN_WINDOW)]
-    best = None
+    options = []
     for b in candidates:
         k = int(max_updates) if max_updates is not None else math.ceil(n_rounds / b)
-        rows, _ = _rows_to_learn(eta_for(k), margin, b, log_coords)
-        if best is None or rows < best[0]:
-            best = (rows, b, k)
-    rows, b, k = best
+        options.append((_rows_to_learn(eta_for(k), margin, b, log_coords)[0], b, k))
+    rows, b, k = min(options, key=lambda option: option[0])  # the first of equals
     learns = rows <= LEARN_FACTOR * n_rounds
     forced = window is not None or max_updates is not None
     if not learns and not forced and fit_intercept:

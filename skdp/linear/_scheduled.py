@@ -7,12 +7,14 @@ The privacy argument is in :class:`~skdp.linear.DPWinnowClassifier` (Lemma S).
 
 import math
 import warnings
+from dataclasses import replace
 
 import numpy as np
 
 from ..exceptions import PrivacyWarning
 from ..mechanisms import geometric_mechanism
 from ._base import _prediction_errors
+from ._schedule import solve_schedule
 
 __all__ = ["ScheduledUpdatesMixin"]
 
@@ -24,6 +26,33 @@ class ScheduledUpdatesMixin:
     ``_scores``, ``_release_weights``, ``_child_rng`` and ``_cap`` from the host.
     """
 
+    def _solve_schedule(self, epsilon, delta, n_features, horizon):
+        if self.threshold is not None:
+            raise ValueError(
+                f"{type(self).__name__}: threshold is the sparse-vector threshold of "
+                "setting='practical' or 'theory'; the scheduled setting has none.")
+        return solve_schedule(
+            epsilon, delta, float(self._margin_value(n_features)), int(horizon),
+            self._n_coords(n_features),
+            fit_intercept=bool(self.fit_intercept and self.double_features),
+            max_updates=self.max_updates, n_samples=self.n_samples, window=self.window)
+
+    def _start_schedule(self, n_rows, from_fit):
+        """At the start of a stream, when the guard rules learning out: ``fit``, which
+        releases only its final state, lets the constant count every row it is given
+        (n and T are public) instead of the first few; and warn."""
+        p = self.parameters_
+        if p.max_updates > 0:
+            return
+        if from_fit:
+            self.parameters_ = replace(p, count_rows=min(self.n_rounds_, n_rows))
+        warnings.warn(
+            f"{type(self).__name__} cannot learn within n_rounds={self.n_rounds_} rows at "
+            f"these public parameters ({p.reason}); it predicts a privately "
+            "estimated constant instead (one noisy label count, all of ε). A "
+            "larger ε, margin or horizon moves it into the region where it learns "
+            "(see benchmarks/results/winnow.md).", UserWarning, stacklevel=6)
+
     def _init_schedule(self):
         self._in_window = 0
         self._batch = np.zeros_like(self._scores)
@@ -34,8 +63,15 @@ class ScheduledUpdatesMixin:
         self._schedule_warned = False
 
     def _segment_end(self):
+        """Rows in the current window: B, except that the window holding row T ends
+        there (windows (k−1)B < t ≤ min(kB, T), all public), so the K-th release is
+        made at the horizon instead of never; past T (``beyond_horizon="warn"``,
+        overridden K) windows are B again. The count's window is n_c rows."""
         p = self.parameters_
-        return p.window if p.max_updates > 0 else p.count_rows
+        if p.max_updates == 0:
+            return p.count_rows
+        left = self.n_rounds_ - self.n_updates_ * p.window
+        return min(p.window, left) if left > 0 else p.window
 
     def _consume_scheduled(self, X, ys):
         p = self.parameters_
@@ -87,9 +123,12 @@ class ScheduledUpdatesMixin:
         if self.n_updates_ == 0 and p.count_epsilon > 0:
             balance = self._private_balance()
             if p.max_updates == 0:  # the guard: predict the private constant
+                # Mass (1 ± b)/2 on the ±bias coordinates: the margin of every row is
+                # b = 2q̂ − 1 (its sign the constant), and predict_proba's vote share
+                # over the n_c counted labels is (noisy count + 1)/(n_c + 2).
                 half = self._scores.size
                 w = np.zeros(2 * half)
-                w[half - 1 if balance > 0 else 2 * half - 1] = 1.0
+                w[half - 1], w[-1] = (1.0 + balance) / 2.0, (1.0 - balance) / 2.0
                 self._set_predicting_weights(w)
                 self.constant_fallback_ = True
                 return

@@ -1,6 +1,9 @@
 """Non-private Winnow and ConfidentWinnow (Bun & Fang, Alg 2)."""
 
+from __future__ import annotations
+
 import numbers
+from collections.abc import Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -20,7 +23,7 @@ class _ExactWeightsMixin(MultiplicativeWeightsMixin):
         self.n_updates_ += 1
 
     @property
-    def n_mistakes_(self):
+    def n_mistakes_(self) -> int:
         """Online mistakes on the training stream (exact: this learner is not private)."""
         return self._n_mistakes
 
@@ -89,8 +92,8 @@ class WinnowClassifier(_ExactWeightsMixin, ClassifierMixin, BaseEstimator):
         **MultiplicativeWeightsMixin._common_constraints,
     }
 
-    def __init__(self, learning_rate=0.1, *, bounds=None, fit_intercept=True,
-                 double_features=True):
+    def __init__(self, learning_rate: float = 0.1, *, bounds: Sequence | None = None,
+                 fit_intercept: bool = True, double_features: bool = True) -> None:
         self.learning_rate = learning_rate
         self.bounds = bounds
         self.fit_intercept = fit_intercept
@@ -160,9 +163,10 @@ class ConfidentWinnowClassifier(_ExactWeightsMixin, ClassifierMixin, BaseEstimat
         **MultiplicativeWeightsMixin._common_constraints,
     }
 
-    def __init__(self, learning_rate=0.1, margin=0.1, *, confidence=0.5,
-                 update_unconfident=True, bounds=None, fit_intercept=True,
-                 double_features=True):
+    def __init__(self, learning_rate: float = 0.1, margin: float = 0.1, *,
+                 confidence: float = 0.5, update_unconfident: bool = True,
+                 bounds: Sequence | None = None, fit_intercept: bool = True,
+                 double_features: bool = True) -> None:
         self.learning_rate = learning_rate
         self.bounds = bounds
         self.margin = margin

@@ -12,11 +12,16 @@ one class means one tested code path for the answering/halting logic; the
 calibration-specific numbers live in the small private properties below.
 """
 
+from __future__ import annotations
+
 import math
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import (
+    RandomStateLike,
     check_delta,
     check_epsilon,
     check_finite_array,
@@ -126,16 +131,16 @@ class BetweenThresholds(BufferedQueryNoise):
 
     def __init__(
         self,
-        t_lower,
-        t_upper,
-        epsilon,
-        delta,
+        t_lower: float,
+        t_upper: float,
+        epsilon: float,
+        delta: float,
         *,
-        sensitivity=1.0,
-        calibration="bsu",
-        max_hard=None,
-        random_state=None,
-    ):
+        sensitivity: float = 1.0,
+        calibration: str = "bsu",
+        max_hard: int | None = None,
+        random_state: RandomStateLike = None,
+    ) -> None:
         self.t_lower = float(check_finite_array(t_lower, name="t_lower", ndim=0))
         self.t_upper = float(check_finite_array(t_upper, name="t_upper", ndim=0))
         self.epsilon = check_epsilon(epsilon)
@@ -221,11 +226,11 @@ class BetweenThresholds(BufferedQueryNoise):
         return self.max_hard
 
     @property
-    def min_gap(self):
+    def min_gap(self) -> float:
         return self._min_gap
 
     @property
-    def halted(self):
+    def halted(self) -> bool:
         return self.n_hard >= self._cutoff
 
     # -- answering ----------------------------------------------------------------
@@ -251,7 +256,7 @@ class BetweenThresholds(BufferedQueryNoise):
         self.n_hard += int(np.count_nonzero(codes[:answered] == HARD))
         return codes[:answered]
 
-    def process(self, values, *, stop_at_hard=False):
+    def process(self, values: ArrayLike, *, stop_at_hard: bool = False) -> NDArray[np.int8]:
         """Answer a block of queries in order, up to and including the halting ⊤.
 
         Parameters
@@ -284,16 +289,16 @@ class BetweenThresholds(BufferedQueryNoise):
         answered = hard_at[allowed - 1] + 1 if hard_at.size >= allowed else values.size
         return self._commit(codes, noise, answered)
 
-    def test(self, value):
+    def test(self, value: float) -> int:
         """Answer one query: −1 (L), +1 (R) or 0 (⊤)."""
         if np.ndim(value) != 0:
             raise ValueError(f"test() takes one query value, got shape {np.shape(value)}.")
         return int(self.process([value])[0])
 
     @classmethod
-    def simulate(
-        cls, values, n_runs, t_lower, t_upper, epsilon, delta, *, random_state=None, **params
-    ):
+    def simulate(cls, values: ArrayLike, n_runs: int, t_lower: float, t_upper: float,
+                 epsilon: float, delta: float, *, random_state: RandomStateLike = None,
+                 **params: Any) -> NDArray[np.int8]:
         """Run ``n_runs`` independent instances on one fixed query sequence, vectorised.
 
         For audits and for studying a configuration; each run is distributed exactly
@@ -332,6 +337,8 @@ class _NeverHaltingBT(BetweenThresholds):
     Its noise is still calibrated for the k' it is instantiated with; only the
     halting is switched off — ChallengeBT's Stopper does the halting.
     """
+
+    _owner: ChallengeBT  # set by ChallengeBT before __init__ runs
 
     @property
     def _cutoff(self):
@@ -450,20 +457,10 @@ class ChallengeBT:
     HIGH = HIGH
     NOT_ANSWERED = NOT_ANSWERED
 
-    def __init__(
-        self,
-        t_lower,
-        t_upper,
-        epsilon,
-        delta,
-        max_hard,
-        max_steps,
-        *,
-        sensitivity=1.0,
-        stopper="stemmer",
-        stopper_epsilon=None,
-        random_state=None,
-    ):
+    def __init__(self, t_lower: float, t_upper: float, epsilon: float, delta: float,
+                 max_hard: int, max_steps: int, *, sensitivity: float = 1.0,
+                 stopper: str = "stemmer", stopper_epsilon: float | None = None,
+                 random_state: RandomStateLike = None) -> None:
         if stopper not in ("stemmer", "svt"):
             raise ValueError(f"stopper must be 'stemmer' or 'svt', got {stopper!r}.")
         self.stopper = stopper
@@ -505,7 +502,7 @@ class ChallengeBT:
         )
         self._bt = _NeverHaltingBT.__new__(_NeverHaltingBT)
         self._bt._owner = self
-        self._bt.__init__(
+        self._bt.__init__(  # type: ignore[misc]  # owner set first, see above
             t_lower,
             t_upper,
             eps,
@@ -537,19 +534,19 @@ class ChallengeBT:
         )
 
     @property
-    def t_lower(self):
+    def t_lower(self) -> float:
         return self._bt.t_lower
 
     @property
-    def t_upper(self):
+    def t_upper(self) -> float:
         return self._bt.t_upper
 
     @property
-    def halted(self):
+    def halted(self) -> bool:
         return self._stopper.halted or self._out_of_steps
 
     @property
-    def n_bt_queries(self):
+    def n_bt_queries(self) -> int:
         return self._bt.n_queries
 
     def _refuse_if_halted(self):
@@ -564,7 +561,7 @@ class ChallengeBT:
                 "halt. Start a new instance."
             )
 
-    def stop_query(self):
+    def stop_query(self) -> bool:
         """Stopping query: True (⊤ — the mechanism halts) or False (⊥)."""
         self._refuse_if_halted()
         self._flag = True
@@ -574,7 +571,7 @@ class ChallengeBT:
             self._out_of_steps = True
         return answer
 
-    def bt_query(self, value):
+    def bt_query(self, value: float) -> int | None:
         """BT query: −1 (low), +1 (high), 0 (medium), or None if ignored (Flag = 0)."""
         self._refuse_if_halted()
         if np.ndim(value) != 0:
@@ -587,7 +584,7 @@ class ChallengeBT:
         self._stopper.update(1 if code == HARD else 0)
         return code
 
-    def process(self, values):
+    def process(self, values: ArrayLike) -> tuple[NDArray[np.int8], NDArray[np.bool_]]:
         """Run the pattern (BT query, stopping query) for each value, vectorised.
 
         If Flag = 0 when the block starts (a :meth:`bt_query` was not followed by a
@@ -621,20 +618,10 @@ class ChallengeBT:
         return codes[:answered], stops
 
     @classmethod
-    def simulate(
-        cls,
-        values,
-        n_runs,
-        t_lower,
-        t_upper,
-        epsilon,
-        delta,
-        max_hard,
-        max_steps,
-        *,
-        random_state=None,
-        **params,
-    ):
+    def simulate(cls, values: ArrayLike, n_runs: int, t_lower: float, t_upper: float,
+                 epsilon: float, delta: float, max_hard: int, max_steps: int, *,
+                 random_state: RandomStateLike = None,
+                 **params: Any) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
         """``n_runs`` independent runs of :meth:`process` on fixed ``values``, vectorised.
 
         Returns

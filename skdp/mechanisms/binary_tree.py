@@ -5,11 +5,21 @@ Dwork, Naor, Pitassi & Rothblum (2010); Chan, Shi & Song (2011), §3.4 — the
 intervals of a stream.
 """
 
+from __future__ import annotations
+
 import math
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_epsilon, check_finite_array, check_generator, check_positive_int
+from .._validation import (
+    RandomStateLike,
+    check_epsilon,
+    check_finite_array,
+    check_generator,
+    check_positive_int,
+)
 from ..exceptions import MechanismHaltedError
 from .laplace import _rational_scale, discrete_laplace
 
@@ -96,7 +106,8 @@ class BinaryTreeCounter:
     3
     """
 
-    def __init__(self, n_steps, epsilon, *, discrete=False, random_state=None):
+    def __init__(self, n_steps: int, epsilon: float, *, discrete: bool = False,
+                 random_state: RandomStateLike = None) -> None:
         self.n_steps = check_positive_int(n_steps, "n_steps")
         self.epsilon = check_epsilon(epsilon)
         self.discrete = bool(discrete)
@@ -111,16 +122,17 @@ class BinaryTreeCounter:
         self.total_ = 0 if self.discrete else 0.0
 
     @property
-    def _node_noise_scale(self):
+    def _node_noise_scale(self) -> float:
         # Each step is in n_levels completed nodes: the node vector has ℓ1-sensitivity L.
         return self.n_levels / self.epsilon
 
-    def _noise(self, size):
+    def _noise(self, size: tuple[int, ...]) -> NDArray[Any]:
         if self.discrete:
-            return discrete_laplace(self._node_noise_scale, size=size, random_state=self._rng)
+            return np.asarray(discrete_laplace(self._node_noise_scale, size=size,
+                                               random_state=self._rng))
         return self._rng.laplace(0.0, self._node_noise_scale, size=size)
 
-    def _check_values(self, values):
+    def _check_values(self, values: ArrayLike) -> NDArray[np.float64]:
         arr = check_finite_array(values, name="values", allow_empty=True)
         arr = arr.reshape(-1) if arr.ndim == 0 else arr
         if arr.ndim != 1:
@@ -136,7 +148,7 @@ class BinaryTreeCounter:
             arr = arr.astype(np.int64)
         return arr
 
-    def update(self, values):
+    def update(self, values: ArrayLike) -> NDArray[Any]:
         """Consume a block of steps; return the noisy running sum after each of them.
 
         Parameters
@@ -237,7 +249,7 @@ class BinaryTreeCounter:
                 open_sums[j] += cums[m]
         return out, open_sums, new_last
 
-    def simulate(self, values, n_runs):
+    def simulate(self, values: ArrayLike, n_runs: int) -> NDArray[Any]:
         """Outputs of ``n_runs`` independent fresh counters fed ``values`` as one block.
 
         Vectorised over runs, for audits and studies; each row is distributed exactly
@@ -259,7 +271,7 @@ class BinaryTreeCounter:
         out, _, _ = self._block(x, 0, zeros, last, (n_runs,))
         return out
 
-    def error_bound(self, beta, *, uniform=True):
+    def error_bound(self, beta: float, *, uniform: bool = True) -> float:
         """High-probability bound on |released − exact| running sum.
 
         Parameters
@@ -289,7 +301,7 @@ class BinaryTreeCounter:
         nu = b * max(math.sqrt(self.n_levels), math.sqrt(log_term))
         return nu * math.sqrt(8.0 * log_term)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"BinaryTreeCounter(n_steps={self.n_steps}, epsilon={self.epsilon:g}, "
             f"discrete={self.discrete}, n_seen={self.n_seen})"

@@ -7,9 +7,13 @@ report-noisy-max-with-exponential-noise form) add noise on the score scale and
 take an argmax.
 """
 
+from __future__ import annotations
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import (
+    RandomStateLike,
     check_epsilon,
     check_finite_array,
     check_generator,
@@ -23,11 +27,11 @@ _METHODS = ("gumbel", "permute_and_flip")
 _NOISES = ("laplace", "exponential", "gumbel")
 
 
-def _check_scores(scores):
+def _check_scores(scores: ArrayLike) -> NDArray[np.float64]:
     return check_finite_array(scores, name="scores", ndim=1)
 
 
-def _selection_scale(epsilon, sensitivity, monotonic):
+def _selection_scale(epsilon: float, sensitivity: float, monotonic: bool) -> float:
     """Noise scale of the selection: 2Δ/ε in general, Δ/ε for monotone scores.
 
     Monotone means that moving to a neighbouring dataset moves every score in the
@@ -37,7 +41,8 @@ def _selection_scale(epsilon, sensitivity, monotonic):
     return (1.0 if monotonic else 2.0) * sensitivity / epsilon
 
 
-def _gumbel_max(scores, scale, size, rng):
+def _gumbel_max(scores: NDArray[np.float64], scale: float, size: int | None,
+                rng: np.random.Generator) -> int | NDArray[np.int64]:
     logits = scores / scale
     if size is None:
         # Gumbel(0, 1) is −log(Exp(1)): one log per candidate instead of two.
@@ -51,7 +56,8 @@ def _gumbel_max(scores, scale, size, rng):
     return np.minimum(picks, scores.size - 1)
 
 
-def _exponential_noise_max(scores, scale, rng):
+def _exponential_noise_max(scores: NDArray[np.float64], scale: float,
+                           rng: np.random.Generator) -> int:
     # Permute-and-flip (McKenna & Sheldon 2020) — visit candidates in random order,
     # accept r with probability exp((s_r − s*)/scale) — has exactly the distribution
     # of argmax(s + Exp(scale)) (Ding, Kifer, Zhang et al. 2021), which needs no
@@ -60,15 +66,15 @@ def _exponential_noise_max(scores, scale, rng):
 
 
 def exponential_mechanism(
-    scores,
-    epsilon,
-    sensitivity=1.0,
+    scores: ArrayLike,
+    epsilon: float,
+    sensitivity: float = 1.0,
     *,
-    monotonic=False,
-    method="gumbel",
-    size=None,
-    random_state=None,
-):
+    monotonic: bool = False,
+    method: str = "gumbel",
+    size: int | None = None,
+    random_state: RandomStateLike = None,
+) -> int | NDArray[np.int64]:
     """Select an index with probability ∝ exp(ε·score / (2Δ)) (or exp(ε·score/Δ) if monotone).
 
     Privacy
@@ -117,9 +123,9 @@ def exponential_mechanism(
     return _exponential_noise_max(scores, scale, rng)
 
 
-def report_noisy_max(
-    scores, epsilon, sensitivity=1.0, *, monotonic=False, noise="laplace", random_state=None
-):
+def report_noisy_max(scores: ArrayLike, epsilon: float, sensitivity: float = 1.0, *,
+                     monotonic: bool = False, noise: str = "laplace",
+                     random_state: RandomStateLike = None) -> int:
     """Return the index of the largest noisy score.
 
     Privacy
@@ -160,5 +166,5 @@ def report_noisy_max(
     if noise == "exponential":
         return _exponential_noise_max(scores, scale, rng)
     if noise == "gumbel":
-        return _gumbel_max(scores, scale, None, rng)
+        return int(_gumbel_max(scores, scale, None, rng))
     return int(np.argmax(scores + rng.laplace(0.0, scale, size=scores.shape)))

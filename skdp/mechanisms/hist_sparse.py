@@ -7,13 +7,24 @@ noisy answer crosses θ = 1 − 3η/32 does it pay for a stable histogram of L_t
 most frequent element as the new h; after c such switches it aborts.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Hashable, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from .._validation import check_delta, check_epsilon, check_generator, check_positive_int
+from .._validation import (
+    RandomStateLike,
+    check_delta,
+    check_epsilon,
+    check_generator,
+    check_positive_int,
+)
 from ..exceptions import MechanismHaltedError
-from .histogram import StableHistogram
+from .histogram import HistogramRelease, StableHistogram
 from .sparse_vector import AboveThreshold
 
 __all__ = ["HistSparse"]
@@ -121,8 +132,10 @@ class HistSparse:
     (1, 1)
     """
 
-    def __init__(self, epsilon, delta, n_items, eta, max_switches, *, initial, ignore=None,
-                 svt_share=2 / 3, split=None, random_state=None):
+    def __init__(self, epsilon: float, delta: float, n_items: int, eta: float, max_switches: int, *,
+                 initial: Hashable, ignore: Hashable | None = None, svt_share: float = 2 / 3,
+                 split: tuple[float, float, float] | None = None,
+                 random_state: RandomStateLike = None) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
         if self.delta <= 0.0:
@@ -160,38 +173,39 @@ class HistSparse:
         self._tie_rng = tie_rng
         self.n_switches = 0
         self.n_rounds = 0
-        self.switch_rounds = []
+        self.switch_rounds: list[int] = []
 
     @staticmethod
-    def budget_split(epsilon, delta, max_switches, svt_share=2 / 3):
+    def budget_split(epsilon: float, delta: float, max_switches: int,
+                     svt_share: float = 2 / 3) -> tuple[float, float, float]:
         """(ε_svt, ε_hist, δ_hist) with ε_svt + c·ε_hist = ε and c·δ_hist = δ."""
         return (svt_share * epsilon, (1.0 - svt_share) * epsilon / max_switches,
                 delta / max_switches)
 
-    def _make_svt(self, rng):
+    def _make_svt(self, rng: np.random.Generator) -> AboveThreshold:
         return AboveThreshold(self.threshold, self.svt_epsilon,
                               sensitivity=1.0 / self.n_items,
                               max_positives=self.max_switches, random_state=rng)
 
-    def _make_hist(self, rng):
+    def _make_hist(self, rng: np.random.Generator) -> StableHistogram:
         return StableHistogram(self.hist_epsilon, self.hist_delta, eta=self.eta,
                                random_state=rng)
 
     @property
-    def halted(self):
+    def halted(self) -> bool:
         return self._svt.halted
 
-    def _frequency(self, data):
+    def _frequency(self, data: NDArray[Any] | Sequence[Hashable]) -> float:
         if isinstance(data, np.ndarray):
             return np.count_nonzero(data == self.current) / self.n_items
         return sum(1 for item in data if item == self.current) / self.n_items
 
-    def _query(self, data):
+    def _query(self, data: NDArray[Any] | Sequence[Hashable]) -> float:
         """Q_t = 1 − freq_{L_t}(h) (sensitivity 1/k); variants override it with their own
         sensitivity in :meth:`_make_svt`."""
         return 1.0 - self._frequency(data)
 
-    def _check_list(self, data):
+    def _check_list(self, data: Any) -> Any:
         size = data.shape[0] if isinstance(data, np.ndarray) and data.ndim == 1 else None
         if size is None and not isinstance(data, np.ndarray):
             data = list(data)
@@ -201,7 +215,7 @@ class HistSparse:
                              f"elements (its length is public), got {np.shape(data)}.")
         return data
 
-    def _mode(self, release):
+    def _mode(self, release: HistogramRelease) -> Hashable:
         items, counts = release.items, release.counts
         if self.ignore is not None:
             keep = np.array([item != self.ignore for item in items.tolist()], dtype=bool)
@@ -213,7 +227,8 @@ class HistSparse:
         item = items[pick]
         return item.item() if isinstance(item, np.generic) else item
 
-    def process(self, data, n_rounds=1):
+    def process(self, data: NDArray[Any] | Sequence[Hashable],
+                n_rounds: int = 1) -> tuple[int, bool]:
         """Run ``n_rounds`` rounds whose list is ``data``; stop after a switch.
 
         Parameters
@@ -253,7 +268,7 @@ class HistSparse:
             return int(answers.size), True
         return int(answers.size), False
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"HistSparse(epsilon={self.epsilon:g}, delta={self.delta:g}, "
                 f"n_items={self.n_items}, eta={self.eta:g}, "
                 f"max_switches={self.max_switches}, switches={self.n_switches}, "

@@ -49,13 +49,18 @@ Release order: items are reported sorted (numpy input) or in a random order
 the order of the records.
 """
 
+from __future__ import annotations
+
 import math
 from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
+from numpy.typing import NDArray
 
-from .._validation import check_delta, check_epsilon, check_generator
+from .._validation import RandomStateLike, check_delta, check_epsilon, check_generator
 from ..exceptions import PrivacyParameterError
 from .laplace import _rational_scale, discrete_laplace
 
@@ -91,7 +96,7 @@ def _dlap_p(scale):
     return math.exp(-s / t)
 
 
-def discrete_laplace_tail(scale, m):
+def discrete_laplace_tail(scale: float, m: int) -> float:
     """P[Z ≥ m] for Z ~ DLap(scale) (untruncated), in closed form.
 
     With p = exp(−1/scale), P(Z = z) = (1 − p)/(1 + p)·p^{|z|}, so for integer m ≥ 0,
@@ -116,7 +121,7 @@ def discrete_laplace_tail(scale, m):
     return 1.0 - p ** (1 - m) / (1.0 + p)
 
 
-def truncated_discrete_laplace_edge_mass(scale, bound):
+def truncated_discrete_laplace_edge_mass(scale: float, bound: int) -> float:
     """P[Z = bound] for Z ~ DLap(scale) conditioned on |Z| ≤ bound: p^A / N_A.
 
     N_A = Σ_{|z|≤A} p^{|z|} = 1 + 2p(1 − p^A)/(1 − p). This is the δ one shifted
@@ -218,7 +223,7 @@ class HistogramRelease:
     noise_bound: int
     epsilon: float
     delta: float
-    _lookup: dict | None = field(default=None, repr=False, compare=False)
+    _lookup: dict[Hashable, int] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
         object.__setattr__(
@@ -231,15 +236,15 @@ class HistogramRelease:
     def __contains__(self, item):
         return item in self._lookup
 
-    def count(self, item):
+    def count(self, item: Hashable) -> int:
         """The released count of ``item`` (0 when not released): Count̄(item)."""
         return self._lookup.get(item, 0)
 
-    def to_dict(self):
+    def to_dict(self) -> dict[Hashable, int]:
         """``{item: noisy count}`` for the released items."""
         return dict(self._lookup)
 
-    def frequencies(self, list_size):
+    def frequencies(self, list_size: int) -> dict[Hashable, float]:
         """``{item: min(count / list_size, 1)}``: the mapping freq̄ of Golowich–Livni Thm 5.1.
 
         ``list_size`` must be public (e.g. the fixed number k of trees in DP-SOA);
@@ -296,7 +301,8 @@ class StableHistogram:
     privately. WWW 2009.
     """
 
-    def __init__(self, epsilon, delta, *, eta=None, random_state=None):
+    def __init__(self, epsilon: float, delta: float, *, eta: float | None = None,
+                 random_state: RandomStateLike = None) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.delta = _check_delta_open(delta)
         if eta is not None:
@@ -324,14 +330,14 @@ class StableHistogram:
         return tau
 
     @property
-    def noise_scale(self):
+    def noise_scale(self) -> float:
         return self._noise_scale
 
     @property
-    def noise_bound(self):
+    def noise_bound(self) -> int:
         return self._truncation
 
-    def max_error(self, n_records=0):
+    def max_error(self, n_records: int = 0) -> int:
         """sup-error bound τ − 1 + A (probability 1); ``n_records`` matters only with ``eta``."""
         return self._threshold(n_records) - 1 + self._truncation
 
@@ -341,7 +347,7 @@ class StableHistogram:
         released = (counts > 0) & (noisy >= tau)
         return noisy, released
 
-    def release(self, data):
+    def release(self, data: Iterable[Hashable]) -> HistogramRelease:
         """Release the stable histogram of ``data``.
 
         Parameters
@@ -373,7 +379,8 @@ class StableHistogram:
             delta=self.delta,
         )
 
-    def simulate(self, data, n_runs, items):
+    def simulate(self, data: Iterable[Hashable], n_runs: int,
+                 items: Sequence[Hashable]) -> NDArray[np.int64]:
         """``n_runs`` independent releases on ``data``, reported on a fixed public item list.
 
         For audits and studies: row r, column j is the released count of ``items[j]``
@@ -393,7 +400,9 @@ class StableHistogram:
         return np.where(released, noisy, 0)
 
 
-def stable_histogram(data, epsilon, delta, *, eta=None, random_state=None):
+def stable_histogram(data: Iterable[Hashable], epsilon: float, delta: float, *,
+                     eta: float | None = None,
+                     random_state: RandomStateLike = None) -> HistogramRelease:
     """Golowich–Livni ``hist_{ε,δ,η}`` (Thm 5.1): an (ε, δ)-DP stable histogram.
 
     Use in HistSparse (Golowich & Livni, Alg. 2) as
@@ -428,7 +437,8 @@ def stable_histogram(data, epsilon, delta, *, eta=None, random_state=None):
     return StableHistogram(epsilon, delta, eta=eta, random_state=random_state).release(data)
 
 
-def private_histogram(data, epsilon, delta, *, random_state=None):
+def private_histogram(data: Iterable[Hashable], epsilon: float, delta: float, *,
+                      random_state: RandomStateLike = None) -> HistogramRelease:
     """Li–Wang–Ye ``PrivateHistogram`` (their Thm 2.6): Count̄ with sup-error bounded w.p. 1.
 
     The same mechanism as :func:`stable_histogram` (no η). Returns a release whose
@@ -446,12 +456,12 @@ def private_histogram(data, epsilon, delta, *, random_state=None):
     return StableHistogram(epsilon, delta, random_state=random_state).release(data)
 
 
-def private_histogram_error(epsilon, delta):
+def private_histogram_error(epsilon: float, delta: float) -> int:
     """The probability-1 sup-error 2A + 1 of :func:`private_histogram` at (ε, δ)."""
     return StableHistogram(epsilon, delta, random_state=0).max_error()
 
 
-def stable_histogram_min_size(eta, epsilon, delta):
+def stable_histogram_min_size(eta: float, epsilon: float, delta: float) -> int:
     """Smallest public list size k for which Thm 5.1's bullets hold with probability 1.
 
     With threshold τ = ⌈ηk/2⌉ ≥ A + 2 and noise |Z| ≤ A: a released x has
@@ -461,7 +471,7 @@ def stable_histogram_min_size(eta, epsilon, delta):
     """
     hist = StableHistogram(epsilon, delta, eta=eta, random_state=0)
     a = hist.noise_bound
-    eta = hist.eta
+    eta = cast(float, hist.eta)
     k = max(1, math.floor(max(4 * a, 2 * a + 4) / eta) - 1)
     while not (eta * k > 4 * a and eta * k >= 2 * a + 4):
         k += 1

@@ -7,12 +7,22 @@ whereas the discrete sampler here is exact — every draw is built from unbiased
 integer draws, with no float ever rounded into the output.
 """
 
+from __future__ import annotations
+
 import math
 from fractions import Fraction
+from typing import Any, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_epsilon, check_finite_array, check_generator, check_sensitivity
+from .._validation import (
+    RandomStateLike,
+    check_epsilon,
+    check_finite_array,
+    check_generator,
+    check_sensitivity,
+)
 
 __all__ = [
     "discrete_laplace",
@@ -28,7 +38,16 @@ _SCALE_DENOMINATOR = 2**20
 _MAX_SCALE = 2.0**30
 
 
-def laplace_noise(scale, size=None, random_state=None):
+def _shape(size: Any) -> tuple[int, ...]:
+    """numpy's ``size`` argument as a shape: None → (), a scalar → (size,)."""
+    if size is None:
+        return ()
+    scalar = np.isscalar(size)  # a TypeGuard: inline, it would narrow size for mypy
+    return (size,) if scalar else tuple(size)
+
+
+def laplace_noise(scale: float, size: int | tuple[int, ...] | None = None,
+                  random_state: RandomStateLike = None) -> float | NDArray[np.float64]:
     """Draw Laplace(0, ``scale``) noise (float).
 
     Parameters
@@ -45,7 +64,8 @@ def laplace_noise(scale, size=None, random_state=None):
     return rng.laplace(0.0, scale, size=size)
 
 
-def _laplace_or_zero(scale, size, rng):
+def _laplace_or_zero(scale: float, size: int | tuple[int, ...] | None,
+                     rng: np.random.Generator) -> float | NDArray[np.float64]:
     """Laplace(scale) noise, or exactly 0 without drawing when scale is 0.
 
     For mechanisms whose calibration may have no noise in one place (Stemmer's
@@ -56,7 +76,8 @@ def _laplace_or_zero(scale, size, rng):
     return laplace_noise(scale, size=size, random_state=rng)
 
 
-def laplace_mechanism(values, epsilon, sensitivity=1.0, random_state=None):
+def laplace_mechanism(values: ArrayLike, epsilon: float, sensitivity: float = 1.0,
+                      random_state: RandomStateLike = None) -> float | NDArray[np.float64]:
     """Release ``values + Laplace(sensitivity / epsilon)`` noise, element-wise.
 
     Privacy
@@ -89,7 +110,7 @@ def laplace_mechanism(values, epsilon, sensitivity=1.0, random_state=None):
     return float(noisy) if noisy.ndim == 0 else noisy
 
 
-def _rational_scale(scale):
+def _rational_scale(scale: float) -> tuple[int, int]:
     """The smallest t/s ≥ scale with s = 2**20, as integers (t, s)."""
     scale = check_sensitivity(scale, name="scale")
     if scale > _MAX_SCALE:
@@ -101,7 +122,8 @@ def _rational_scale(scale):
     return t, _SCALE_DENOMINATOR
 
 
-def _bernoulli_exp_neg(numerators, denominator, rng):
+def _bernoulli_exp_neg(numerators: NDArray[np.int64], denominator: int,
+                       rng: np.random.Generator) -> NDArray[np.bool_]:
     """Exact Bernoulli(exp(-γ)) for each γ = numerators[i] / denominator ∈ [0, 1].
 
     Canonne, Kamath & Steinke (2020), Alg. 1, vectorised: with K = 1, 2, …, keep
@@ -121,7 +143,7 @@ def _bernoulli_exp_neg(numerators, denominator, rng):
     return out
 
 
-def _count_exp_neg_one_successes(n, rng):
+def _count_exp_neg_one_successes(n: int, rng: np.random.Generator) -> NDArray[np.int64]:
     """V ~ Geometric on {0, 1, …} with P(V ≥ v) = e^{-v}, exactly (n draws)."""
     counts = np.zeros(n, dtype=np.int64)
     live = np.arange(n)
@@ -133,7 +155,8 @@ def _count_exp_neg_one_successes(n, rng):
     return counts
 
 
-def discrete_laplace(scale, size=None, random_state=None):
+def discrete_laplace(scale: float, size: int | tuple[int, ...] | None = None,
+                     random_state: RandomStateLike = None) -> int | NDArray[np.int64]:
     """Draw exact discrete Laplace noise: P(Z = z) ∝ exp(-|z| / scale) on the integers.
 
     Also called the two-sided geometric distribution with parameter
@@ -157,7 +180,7 @@ def discrete_laplace(scale, size=None, random_state=None):
     """
     t, s = _rational_scale(scale)
     rng = check_generator(random_state)
-    shape = () if size is None else (size,) if np.isscalar(size) else tuple(size)
+    shape = _shape(size)
     n = int(np.prod(shape, dtype=np.int64))
     out = np.empty(n, dtype=np.int64)
     pending = np.arange(n)
@@ -177,7 +200,8 @@ def discrete_laplace(scale, size=None, random_state=None):
     return int(out[0]) if size is None else out.reshape(shape)
 
 
-def geometric_mechanism(values, epsilon, sensitivity=1, random_state=None):
+def geometric_mechanism(values: ArrayLike, epsilon: float, sensitivity: float = 1,
+                        random_state: RandomStateLike = None) -> int | NDArray[np.int64]:
     """Release integer ``values`` plus exact discrete Laplace(Δ/ε) noise.
 
     Privacy
@@ -214,4 +238,4 @@ def geometric_mechanism(values, epsilon, sensitivity=1, random_state=None):
             )
     arr = arr.astype(np.int64)
     noisy = arr + discrete_laplace(sensitivity / epsilon, size=arr.shape, random_state=random_state)
-    return int(noisy) if noisy.ndim == 0 else noisy
+    return int(noisy) if noisy.ndim == 0 else cast("NDArray[np.int64]", noisy)

@@ -7,11 +7,17 @@ ordering that may depend on earlier outputs), one record can cascade through
 many slices; RSC stops the cascade by adding geometric noise to each slice size.
 """
 
+from __future__ import annotations
+
 import numbers
+from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import (
+    RandomStateLike,
     check_delta,
     check_epsilon,
     check_finite_array,
@@ -19,12 +25,13 @@ from .._validation import (
     check_positive_int,
 )
 from ..exceptions import MechanismHaltedError
-from .laplace import discrete_laplace
+from .laplace import _shape, discrete_laplace
 
 __all__ = ["ReorderSliceCompute", "one_sided_geometric"]
 
 
-def one_sided_geometric(scale, size=None, random_state=None):
+def one_sided_geometric(scale: float, size: int | tuple[int, ...] | None = None,
+                        random_state: RandomStateLike = None) -> int | NDArray[np.int64]:
     """Exact geometric noise G on {0, 1, 2, …} with P(G = g) ∝ exp(−g / scale).
 
     This is Geom(1 − e^{−1/scale}) counted in failures before the first success.
@@ -45,7 +52,7 @@ def one_sided_geometric(scale, size=None, random_state=None):
     g : int or ndarray of int64
     """
     rng = check_generator(random_state)
-    shape = () if size is None else (size,) if np.isscalar(size) else tuple(size)
+    shape = _shape(size)
     n = int(np.prod(shape, dtype=np.int64))
     if scale == 0:
         out = np.zeros(n, dtype=np.int64)
@@ -54,7 +61,7 @@ def one_sided_geometric(scale, size=None, random_state=None):
         filled = 0
         while filled < n:
             need = n - filled
-            z = discrete_laplace(scale, size=max(2 * need, 16), random_state=rng)
+            z = np.asarray(discrete_laplace(scale, size=max(2 * need, 16), random_state=rng))
             z = z[z >= 0][:need]
             out[filled : filled + z.size] = z
             filled += z.size
@@ -129,7 +136,8 @@ class ReorderSliceCompute:
     ...     len(s), 1.0, random_state=rng))
     """
 
-    def __init__(self, data, epsilon, delta, max_slices, *, random_state=None):
+    def __init__(self, data: ArrayLike, epsilon: float, delta: float, max_slices: int, *,
+                 random_state: RandomStateLike = None) -> None:
         arr = check_finite_array(data, name="data", allow_empty=True)
         if arr.ndim not in (1, 2):
             raise ValueError(f"data must be 1-D or 2-D, got shape {arr.shape}.")
@@ -139,24 +147,24 @@ class ReorderSliceCompute:
         self._rng = check_generator(random_state)
         self._remaining = arr
         self.n_slices = 0
-        self.slice_sizes_ = []
+        self.slice_sizes_: list[int] = []
 
     @property
-    def _slice_noise_scale(self):
+    def _slice_noise_scale(self) -> float:
         # Geom(1 − e^{−ε}): P(g) ∝ e^{−εg}, i.e. scale 1/ε.
         return 1.0 / self.epsilon
 
     @property
-    def halted(self):
+    def halted(self) -> bool:
         return self.n_slices >= self.max_slices
 
     @staticmethod
-    def _check_m(m):
+    def _check_m(m: int) -> int:
         if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 0:
             raise ValueError(f"m must be a non-negative integer, got {m!r}.")
         return int(m)
 
-    def _order(self, key):
+    def _order(self, key: Callable[[NDArray[Any]], ArrayLike] | None) -> NDArray[np.intp]:
         rows = self._remaining
         if key is None:
             if rows.ndim != 1:
@@ -176,7 +184,8 @@ class ReorderSliceCompute:
         sort_keys = [-cols[:, j] for j in range(cols.shape[1] - 1, -1, -1)] + [-scores]
         return np.lexsort(sort_keys)
 
-    def compute(self, m, protocol, *, key=None):
+    def compute(self, m: int, protocol: Callable[[NDArray[Any], np.random.Generator], Any], *,
+                key: Callable[[NDArray[Any]], ArrayLike] | None = None) -> Any:
         """Cut the next slice and run ``protocol`` on it.
 
         Parameters
@@ -217,7 +226,8 @@ class ReorderSliceCompute:
         return protocol(slice_, self._rng)
 
     @classmethod
-    def sample_slice_sizes(cls, sizes, n_runs, epsilon, delta=0.0, *, random_state=None):
+    def sample_slice_sizes(cls, sizes: ArrayLike, n_runs: int, epsilon: float, delta: float = 0.0,
+                           *, random_state: RandomStateLike = None) -> NDArray[np.int64]:
         """Noisy slice sizes m̂ for ``n_runs`` independent runs, vectorised.
 
         With a fixed (non-adaptive) ordering, RSC's slices are determined by these
@@ -237,9 +247,9 @@ class ReorderSliceCompute:
         noise = one_sided_geometric(
             proto._slice_noise_scale, size=(n_runs, sizes.size), random_state=proto._rng
         )
-        return sizes + noise
+        return cast("NDArray[np.int64]", sizes + noise)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"ReorderSliceCompute(epsilon={self.epsilon:g}, delta={self.delta:g}, "
             f"max_slices={self.max_slices}, slices={self.n_slices})"

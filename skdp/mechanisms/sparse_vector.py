@@ -4,9 +4,15 @@ Answers a stream of queries with "above the threshold" (⊤) or "below" (⊥) an
 pays only for the ⊤ answers, halting after the c-th one.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import (
+    RandomStateLike,
     check_epsilon,
     check_finite_array,
     check_generator,
@@ -83,15 +89,15 @@ class AboveThreshold(BufferedQueryNoise):
 
     def __init__(
         self,
-        threshold,
-        epsilon,
+        threshold: float,
+        epsilon: float,
         *,
-        sensitivity=1.0,
-        max_positives=1,
-        monotonic=False,
-        threshold_share=0.5,
-        random_state=None,
-    ):
+        sensitivity: float = 1.0,
+        max_positives: int = 1,
+        monotonic: bool = False,
+        threshold_share: float = 0.5,
+        random_state: RandomStateLike = None,
+    ) -> None:
         self.threshold = float(check_finite_array(threshold, name="threshold", ndim=0))
         self.epsilon = check_epsilon(epsilon)
         self.sensitivity = check_sensitivity(sensitivity)
@@ -109,28 +115,28 @@ class AboveThreshold(BufferedQueryNoise):
         self.n_positives = 0
 
     @property
-    def _threshold_noise_scale(self):
+    def _threshold_noise_scale(self) -> float:
         return self.sensitivity / (self.threshold_share * self.epsilon)
 
     @property
-    def _query_noise_scale(self):
+    def _query_noise_scale(self) -> float:
         c = self.max_positives
         factor = c if self.monotonic else 2 * c
         return factor * self.sensitivity / ((1.0 - self.threshold_share) * self.epsilon)
 
     @property
-    def _cutoff(self):
+    def _cutoff(self) -> int:
         return self.max_positives
 
     @property
-    def halted(self):
+    def halted(self) -> bool:
         return self.n_positives >= self._cutoff
 
-    def _release(self, above, noisy_values):
+    def _release(self, above: NDArray[np.bool_], noisy_values: NDArray[np.float64]) -> NDArray[Any]:
         # Only the ⊤/⊥ bits leave the mechanism: the noisy values q + ν must not.
         return above
 
-    def process(self, values, *, stop_after_positive=False):
+    def process(self, values: ArrayLike, *, stop_after_positive: bool = False) -> NDArray[np.bool_]:
         """Answer a block of queries in order; return the answers given.
 
         Parameters
@@ -171,7 +177,8 @@ class AboveThreshold(BufferedQueryNoise):
         return self._release(above[:answered], noisy_values[:answered])
 
     @classmethod
-    def simulate(cls, values, n_runs, threshold, epsilon, *, random_state=None, **params):
+    def simulate(cls, values: ArrayLike, n_runs: int, threshold: float, epsilon: float, *,
+                 random_state: RandomStateLike = None, **params: Any) -> NDArray[np.int8]:
         """Run ``n_runs`` independent instances on one fixed query sequence, vectorised.
 
         For studying a configuration (how often does it fire, and where) and for
@@ -205,18 +212,18 @@ class AboveThreshold(BufferedQueryNoise):
             0.0, proto._query_noise_scale, size=(n_runs, values.size)
         )
         above = noisy_values >= noisy_thresholds
-        positives_before = np.cumsum(above, axis=1) - above
+        positives_before: NDArray[Any] = np.cumsum(above, axis=1) - above
         released = np.asarray(proto._release(above, noisy_values))
         answers = np.where(positives_before < proto._cutoff, released, -1)
         return answers.astype(np.int8) if released.dtype == bool else answers
 
-    def test(self, value):
+    def test(self, value: float) -> bool:
         """Answer one query: True (⊤) or False (⊥)."""
         if np.ndim(value) != 0:
             raise ValueError(f"test() takes one query value, got shape {np.shape(value)}.")
         return bool(self.process([value])[0])
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"AboveThreshold(threshold={self.threshold:g}, epsilon={self.epsilon:g}, "
             f"max_positives={self.max_positives}, answered={self.n_queries}, "

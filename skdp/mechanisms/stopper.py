@@ -8,11 +8,15 @@ threshold t after adding fresh Laplace noise — so it is built on
 the noise.
 """
 
+from __future__ import annotations
+
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import (
+    RandomStateLike,
     check_delta,
     check_epsilon,
     check_finite_array,
@@ -124,8 +128,9 @@ class Stopper:
     False
     """
 
-    def __init__(self, epsilon, delta, threshold, *, initial_bits=None, calibration="stemmer",
-                 random_state=None):
+    def __init__(self, epsilon: float, delta: float, threshold: float, *,
+                 initial_bits: ArrayLike | None = None, calibration: str = "stemmer",
+                 random_state: RandomStateLike = None) -> None:
         if calibration not in _CALIBRATIONS:
             raise ValueError(f"calibration must be one of {_CALIBRATIONS}, got {calibration!r}.")
         self.calibration = calibration
@@ -166,11 +171,11 @@ class Stopper:
         return arr
 
     @property
-    def halted(self):
+    def halted(self) -> bool:
         return self._svt.halted
 
     @property
-    def n_queries(self):
+    def n_queries(self) -> int:
         return self._svt.n_queries
 
     def _refuse_if_halted(self):
@@ -180,17 +185,17 @@ class Stopper:
                 "the halt. Start a new instance."
             )
 
-    def update(self, bits):
+    def update(self, bits: ArrayLike) -> None:
         """Add one bit or an array of bits to the dataset (no output, no noise)."""
         self._refuse_if_halted()
         self.count += int(self._check_bits(bits).sum())
 
-    def query(self):
+    def query(self) -> bool:
         """Answer one stopping query: True (⊤, and the Stopper halts) or False (⊥)."""
         self._refuse_if_halted()
         return bool(self._svt.process([float(self.count)])[0])
 
-    def process(self, increments):
+    def process(self, increments: ArrayLike) -> NDArray[np.bool_]:
         """Alternate updates and queries: add ``increments[i]`` ones, then query.
 
         Parameters
@@ -216,10 +221,9 @@ class Stopper:
         return answers
 
     @classmethod
-    def simulate(
-        cls, increments, n_runs, epsilon, delta, threshold, *, initial_count=0,
-        calibration="stemmer", random_state=None
-    ):
+    def simulate(cls, increments: ArrayLike, n_runs: int, epsilon: float, delta: float,
+                 threshold: float, *, initial_count: int = 0, calibration: str = "stemmer",
+                 random_state: RandomStateLike = None) -> NDArray[np.int64]:
         """Run ``n_runs`` independent Stoppers on one fixed update/query pattern, vectorised.
 
         Each run is distributed exactly as a fresh instance (with ``initial_count``

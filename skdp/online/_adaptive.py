@@ -2,7 +2,10 @@
 
 import numbers
 import warnings
+from typing import Any
 
+import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._streams import keyed_generator
@@ -36,8 +39,10 @@ class _KeyedRngs:
 class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     """Private online learner of a Littlestone class against an adaptive adversary.
 
-    Algorithm 2 of Li, Wang & Ye (with their ``Update``, Algorithm 1): X holds domain
-    indices (shape (n, 1), integers in [0, N)) of a finite class; each row is predicted
+    Algorithm 2 of Li, Wang & Ye (with their ``Update``, Algorithm 1) over a finite
+    class: X holds real features read through the class's public discretisation
+    (default :class:`~skdp.hypotheses.MeanThresholds`), or domain indices (shape (n, 1),
+    integers in [0, N)) for a class without one; each row is predicted
     with the *released* hypothesis h_t, then used. The learner keeps N_0 sibling sequences
     of a deterministic mistake-bounded base learner (the SOA by default) in layers
     s = 0 … D with N_s = N_0/2^s sequences, and a list L_s of frequent hypotheses released
@@ -56,11 +61,15 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         ε of the whole stream (every released hypothesis of every round).
     delta : float, default=1e-6
         δ ∈ (0, 1) of the whole stream (the histograms need δ > 0).
-    hypothesis_class : FiniteClass, label matrix, version space or MistakeBoundedLearner
+    hypothesis_class : FiniteClass, label matrix, version space, MistakeBoundedLearner or None
         The class (its SOA is the base learner: ``FiniteClass``/label matrix for small
         classes, ``ThresholdVersionSpace(N)`` / ``PointVersionSpace(N)`` for large N), or
         any fresh :class:`~skdp.online.MistakeBoundedLearner` (copied, never mutated).
-        Required (None raises at fit).
+        ``None`` (default): :class:`~skdp.hypotheses.MeanThresholds` () — two-sided
+        thresholds on the mean of the features clipped to public bounds ([−1, 1] with a
+        warning; pass ``MeanThresholds(bounds=…)``), 16 bins, Ldim 5. A class with a
+        public discretisation (``MeanThresholds``, ``RealThresholds``) reads real
+        features; any other reads domain indices, X of shape (n, 1).
     n_rounds : int, optional
         T, the horizon (utility only: in the AboveThreshold thresholds and, for
         ``preset="paper"``, N_0). None: ``len(X)`` in ``fit``, 10⁶ for a ``partial_fit``
@@ -232,7 +241,9 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     ``partial_fit`` of a stream charge (ε, δ); later blocks continue the same release.
     The fitted object holds private state (the sequences): publish predictions, not the
     pickled estimator. Copies of a fitted stream share a ledger: continuing two copies is
-    refused (:class:`~skdp.exceptions.PrivacyError`).
+    refused (:class:`~skdp.exceptions.PrivacyError`). ``predict_proba`` (the released
+    label as a smoothed one-hot, γ = ``PROBA_SMOOTHING`` = 0.1) and ``decision_function``
+    (its ±1 label) are post-processing of the released hypothesis: no further cost.
 
     Mistakes (paper preset, realizable stream, any adaptive adversary): at most
     O(2^{O(2^d)}(log T + log(1/β) + log(1/δ))/ε) with probability 1 − β (Thm 3.1).
@@ -278,11 +289,15 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         "classes": ["array-like", None],
     }
 
-    def __init__(self, epsilon=1.0, delta=1e-6, hypothesis_class=None, n_rounds=None,
-                 beta=0.05, *, preset="practical", n_layers=None, n_sequences=None,
-                 max_list_size=None, max_switches=None, on_inconsistent=None,
-                 accounting="tight", budget=None, random_state=None, verbose=0,
-                 classes=None, release=None):
+    def __init__(self, epsilon: float = 1.0, delta: float = 1e-6, hypothesis_class: Any = None,
+                 n_rounds: int | None = None, beta: float = 0.05, *,
+                 preset: str = "practical", n_layers: int | None = None,
+                 n_sequences: int | None = None, max_list_size: int | None = None,
+                 max_switches: int | None = None, on_inconsistent: str | None = None,
+                 accounting: str = "tight", budget: PrivacyBudget | None = None,
+                 random_state: int | np.random.Generator | np.random.RandomState | None = None,
+                 verbose: int = 0,
+                 classes: ArrayLike | None = None, release: str | None = None) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.hypothesis_class = hypothesis_class

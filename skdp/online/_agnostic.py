@@ -89,17 +89,11 @@ class _AgnosticOnlineClassifier(PrivateOnlineDomainClassifier):
     (deterministic post-processing). Subclasses implement ``_new_bucket(horizon)``,
     ``_segment(limit)`` (how many rows the next vectorised segment may hold),
     ``_play(x, y)`` (predict a segment, ±1, then absorb it) and ``_positive_rate(x)``
-    (probability of +1 at x under the current distribution).
+    (probability of +1 at x under the current distribution, which ``predict_proba``
+    returns).
     """
 
     # ----------------------------------------------------------------- streams
-    def _hypotheses(self):
-        return self.hypothesis_class
-
-    def _discretisation(self):
-        hc = self._hypotheses()
-        return hc if callable(getattr(hc, "to_domain", None)) else None
-
     def _prepare_stream(self, from_fit):
         L = label_matrix(self._hypotheses(), type(self).__name__)
         return L.shape[1], {"labels": L}
@@ -166,6 +160,16 @@ class _AgnosticOnlineClassifier(PrivateOnlineDomainClassifier):
 
     def _released_predict(self, x):
         return np.where(self._positive_rate(x) > 0.5, 1, -1).astype(np.int8)
+
+    # predict_proba / decision_function: the probability of +1 under the released
+    # distribution (post-processing of the private statistics' releases), not smoothed.
+    _proba_smoothing = 0.0
+
+    def _released_score(self, x):
+        return 2.0 * self._positive_rate(x) - 1.0
+
+    def _after_block(self):
+        self._positive_rate(np.empty(0, dtype=np.intp))  # fill the cache before predict
 
     def _fresh_predict_one(self, x):
         return None

@@ -21,29 +21,54 @@ A subclass implements
 
 and optionally ``_scan(x, y, wrong)`` (which row of a chunk is the next that needs a
 ``_step``; default: the first mistake, as for a conservative learner), ``_frozen()``,
-``_fresh_predict_one(x)`` and, for private learners, ``_stream_cost(plan)``.
+``_fresh_predict_one(x)``, ``_released_score(x)`` (what ``decision_function`` and
+``predict_proba`` return) and, for private learners, ``_stream_cost(plan)``.
+
+Inputs. X and y are validated (:func:`sklearn.utils.validation.validate_data`, labels)
+before anything else — before the hypothesis class is resolved, before any parameter
+check or charge. The hypothesis class is the estimator's ``hypothesis_class`` parameter
+(``_class_param`` names it); ``None`` means :func:`default_hypothesis_class`, thresholds
+on the binned mean of the real features (:class:`~skdp.hypotheses.MeanThresholds`). A
+class with a public discretisation (``to_domain``) reads real features; any other class
+reads domain indices, X of shape (n, 1).
 """
 
+from __future__ import annotations
+
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from .._labels import resolve_classes
 from .._streams import keyed_generator
 from .._validation import private_data_error
 from ..base import PrivateEstimatorMixin
 from ..exceptions import PrivacyWarning
+from ..hypotheses.mean_thresholds import MeanThresholds
+from ._predicting import PROBA_SMOOTHING, ReleasedPredictionMixin
 
-__all__ = ["OnlineDomainClassifier", "PrivateOnlineDomainClassifier", "domain_indices"]
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = ["PROBA_SMOOTHING", "OnlineDomainClassifier", "PrivateOnlineDomainClassifier",
+           "default_hypothesis_class", "domain_indices"]
 
 # First chunk of the block loop; it doubles while no row needs a sequential step, so a
 # block costs O(n) vectorised work plus O(log n) chunks per step.
 _FIRST_CHUNK = 32
 
 
-def domain_indices(X, n_domain, name):
+def default_hypothesis_class() -> MeanThresholds:
+    """The class used when ``hypothesis_class=None``: ``MeanThresholds()`` (two-sided
+    thresholds on the mean of the features clipped to [−1, 1], 16 public bins; Ldim 5)."""
+    return MeanThresholds()
+
+
+def domain_indices(X: NDArray[np.float64], n_domain: int, name: str) -> NDArray[np.intp]:
     """Integer domain indices from a validated float array X of shape (n, 1).
 
     Raises a ValueError naming ``name`` for a wrong number of features, fractional,
@@ -65,12 +90,13 @@ def domain_indices(X, n_domain, name):
     return x.astype(np.intp)
 
 
-class OnlineDomainClassifier(ClassifierMixin, BaseEstimator):
+class OnlineDomainClassifier(ReleasedPredictionMixin, ClassifierMixin, BaseEstimator):
     """Base of online binary classifiers whose X holds domain indices in [0, N).
 
     Subclasses implement the hooks listed in the module docstring. Fitted attributes set
     here: ``classes_`` (``classes_[1]`` is the +1 label), ``n_domain_``,
-    ``n_features_in_`` (1) and ``n_rounds_seen_``. The online mistakes of the released
+    ``n_features_in_`` (1 for domain indices, d for a class with a discretisation) and
+    ``n_rounds_seen_``. The online mistakes of the released
     hypothesis are counted in the private attribute ``_n_mistakes``: an exact count
     computed from the labels, which non-private subclasses expose as ``n_mistakes_``
     and private ones must not release.
@@ -115,47 +141,72 @@ class OnlineDomainClassifier(ClassifierMixin, BaseEstimator):
         """Prediction at x of an unfitted learner (for adaptive adversaries), or None."""
         return None
 
-    def _discretisation(self):
+    #: Name of the constructor parameter holding the hypothesis class.
+    _class_param = "hypothesis_class"
+
+    def _hypotheses(self) -> Any:
+        """The hypothesis class: the parameter, or :func:`default_hypothesis_class` when
+        it is None (None for a learner without such a parameter: X = domain indices)."""
+        if not hasattr(self, self._class_param):
+            return None
+        hc = getattr(self, self._class_param)
+        return default_hypothesis_class() if hc is None else hc
+
+    def _discretisation(self) -> Any:
         """The class's public discretisation of real features, or None (X = indices).
 
         A hypothesis class with ``to_domain(X)`` (e.g.
-        :class:`~skdp.hypotheses.RealThresholds`) maps real features to domain indices
-        with public, data-independent bins; default: ``self.hypothesis_class``'s.
+        :class:`~skdp.hypotheses.RealThresholds`, the default
+        :class:`~skdp.hypotheses.MeanThresholds`) maps real features to domain indices
+        with public, data-independent bins.
         """
-        hc = getattr(self, "hypothesis_class", None)
+        hc = self._hypotheses()
         return hc if callable(getattr(hc, "to_domain", None)) else None
 
-    def _to_domain(self, X, n_domain):
+    def _to_domain(self, X: NDArray[np.float64], n_domain: int) -> NDArray[np.intp]:
         disc = self._discretisation()
         if disc is None:
             return domain_indices(X, n_domain, type(self).__name__)
         return disc.to_domain(X)
 
     # ----------------------------------------------------------------- inputs
-    def _validate_block(self, X, y, classes, first_call, n_domain):
+    def _validate_xy(self, X, y, classes, first_call, from_fit):
+        """Validate X and y (first thing in fit/partial_fit): float X, the label set,
+        labels as ±1. Raises before the class is resolved or anything is charged."""
         X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64,
                              ensure_min_samples=1)
+        if first_call and classes is None and not from_fit and getattr(
+                self, "classes", None) is None:
+            raise ValueError("classes must be passed on the first call to partial_fit "
+                             "(e.g. classes=[0, 1]), as for SGDClassifier.")
         classes_ = resolve_classes(self, y, classes, first_call=first_call)
-        idx = self._to_domain(X, n_domain)
-        return idx, np.where(y == classes_[1], 1, -1).astype(np.int8), classes_
+        return X, np.where(y == classes_[1], 1, -1).astype(np.int8), classes_
 
     # ----------------------------------------------------------------- fitting
     def _fit_block(self, X, y, classes, *, from_fit, record=False):
         first_call = from_fit or not hasattr(self, "classes_")
-        if first_call and not from_fit and classes is None and getattr(
-                self, "classes", None) is None:
-            raise ValueError("classes must be passed on the first call to partial_fit "
-                             "(e.g. classes=[0, 1]), as for SGDClassifier.")
-        n_domain, plan = self._prepare_stream(from_fit) if first_call else (self.n_domain_,
-                                                                             None)
-        idx, ys, classes_ = self._validate_block(X, y, classes, first_call, n_domain)
+        X, ys, classes_ = self._validate_xy(X, y, classes, first_call, from_fit)
+        if first_call:
+            n_domain, plan = self._prepare_stream(from_fit)
+            disc = self._discretisation()
+            if callable(getattr(disc, "check_features", None)):
+                disc.check_features(X.shape[1], type(self).__name__)
+        else:
+            n_domain, plan = self.n_domain_, None
+        idx = self._to_domain(X, n_domain)
         self._before_block(idx.shape[0], first_call, from_fit, plan)
         if first_call:
             self.classes_ = classes_
             self.n_domain_ = n_domain
             self._n_mistakes = self.n_rounds_seen_ = 0
             self._init_stream(plan)
-        return self._run(idx, ys, record)
+        wrong_at = self._run(idx, ys, record)
+        self._after_block()
+        return wrong_at
+
+    def _after_block(self):
+        """Called at the end of fit/partial_fit (hook): e.g. fill prediction caches, so
+        that predict never changes the estimator's ``__dict__``."""
 
     def _run(self, idx, ys, record):
         n = idx.shape[0]
@@ -179,13 +230,16 @@ class OnlineDomainClassifier(ClassifierMixin, BaseEstimator):
         return wrong_at
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Run the online learner over the rows of X in order, from a fresh stream.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, 1)
-            Domain indices (integers in [0, N)).
+        X : array-like of shape (n_samples, n_features)
+            Real features read through the hypothesis class's public discretisation
+            (the default :class:`~skdp.hypotheses.MeanThresholds`, or e.g.
+            :class:`~skdp.hypotheses.RealThresholds`), or — for a class without one —
+            domain indices, shape (n_samples, 1), integers in [0, N).
         y : array-like of shape (n_samples,)
             Two class labels.
 
@@ -197,15 +251,15 @@ class OnlineDomainClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None) -> Self:
         """Continue the stream with the rows of X, in order.
 
         Any split of a stream into blocks gives the same model as one pass.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, 1)
-            Domain indices.
+        X : array-like of shape (n_samples, n_features)
+            As in :meth:`fit`.
         y : array-like of shape (n_samples,)
         classes : array-like of shape (2,), optional
             Both labels; required on the first call unless the estimator's
@@ -241,25 +295,6 @@ class OnlineDomainClassifier(ClassifierMixin, BaseEstimator):
         self._before_block(1, False, False, None)
         return bool(self._run(np.array([x], dtype=np.intp), np.array([y], dtype=np.int8),
                               True)[0])
-
-    # ----------------------------------------------------------------- prediction
-    def predict(self, X):
-        """Labels of the released hypothesis at the domain indices in X.
-
-        Post-processing of what the stream released: costs no privacy.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, 1)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        idx = self._to_domain(X, self.n_domain_)
-        return self.classes_[(self._released_predict(idx) > 0).astype(np.intp)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -2,8 +2,10 @@
 
 import math
 import numbers
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..accounting import PrivacyBudget
@@ -20,7 +22,9 @@ AUTO_ROWS_PER_CELL = 2.0
 class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
     """Private agnostic online learner by batch sanitization (Li, Wang & Ye, Alg 3).
 
-    X holds domain indices (shape (n, 1), integers in [0, N)); the class is finite,
+    X holds real features read through the class's public discretisation (default
+    :class:`~skdp.hypotheses.MeanThresholds`), or domain indices (shape (n, 1), integers
+    in [0, N)) for a class without one; the class is finite,
     given by its label matrix. The stream is cut into batches of B rows. During a batch,
     each round draws one of B *copies* of a non-private proper online learner uniformly
     and predicts with a hypothesis drawn from that copy (so every prediction is the label
@@ -46,9 +50,14 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
     delta : float, default=1e-6
         δ ∈ [0, 1) passed to the sanitizer; the default sanitizer is pure ε-DP and
         charges δ = 0.
-    hypothesis_class : FiniteClass, ±1 label matrix, or ThresholdVersionSpace /
-        PointVersionSpace (turned into label matrices)
-        Required. At most ``MAX_TABLE`` = 2²⁴ (hypothesis, point) entries.
+    hypothesis_class : FiniteClass, ±1 label matrix, version space or None, default=None
+        ThresholdVersionSpace / PointVersionSpace are turned into label matrices. At
+        most ``MAX_TABLE`` = 2²⁴ (hypothesis, point) entries.
+        ``None`` (default): :class:`~skdp.hypotheses.MeanThresholds` () — two-sided
+        thresholds on the mean of the features clipped to public bounds ([−1, 1] with a
+        warning; pass ``MeanThresholds(bounds=…)``), 16 bins, Ldim 5. A class with a
+        public discretisation (``MeanThresholds``, ``RealThresholds``) reads real
+        features; any other reads domain indices, X of shape (n, 1).
     batch_size : int or "auto", default="auto"
         B. ``"auto"``: B = ⌈AUTO_ROWS_PER_CELL · 2N / ε⌉ (about 2 rows per unit of
         noise per cell), at most ⌈√T⌉ and at least 2, from public quantities only
@@ -172,7 +181,9 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
     release. The fitted object holds private state (the incomplete batch): publish
     predictions, not the pickled estimator. Copies of a fitted stream share a ledger:
     continuing two copies of one stream is refused
-    (:class:`~skdp.exceptions.PrivacyError`).
+    (:class:`~skdp.exceptions.PrivacyError`). ``predict_proba`` (P(+1) under the
+    released distribution) and ``decision_function`` (2·P(+1) − 1) are post-processing
+    of the same releases: no further cost.
 
     References
     ----------
@@ -212,9 +223,13 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
         "classes": ["array-like", None],
     }
 
-    def __init__(self, epsilon=1.0, delta=1e-6, hypothesis_class=None, batch_size="auto",
-                 n_rounds=None, *, learning_rate="adaptive", sanitizer=None, on_failure="skip",
-                 budget=None, random_state=None, verbose=0, classes=None, copies="shared"):
+    def __init__(self, epsilon: float = 1.0, delta: float = 1e-6, hypothesis_class: Any = None,
+                 batch_size: int | str = "auto", n_rounds: int | None = None, *,
+                 learning_rate: float | str = "adaptive", sanitizer: Sanitizer | None = None,
+                 on_failure: str = "skip", budget: PrivacyBudget | None = None,
+                 random_state: int | np.random.Generator | np.random.RandomState | None = None,
+                 verbose: int = 0,
+                 classes: ArrayLike | None = None, copies: str = "shared") -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.hypothesis_class = hypothesis_class

@@ -3,8 +3,10 @@ base learner, whose frequent hypothesis is published by HistSparse (Alg. 2) or, 
 practical preset, by its competitor-aware variant."""
 
 import numbers
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._streams import keyed_generator
@@ -45,7 +47,9 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
     The published hypothesis is chosen from the list of the k₂ tree outputs by a sparse
     vector and a stable histogram (Alg. 2, or its competitor-aware variant
     :class:`~skdp.online._competitor_sparse.CompetitorHistSparse`); predictions between
-    switches are one vectorised call. X holds domain indices (shape (n, 1)); ``fit``
+    switches are one vectorised call. X holds real features read through the class's
+    public discretisation (default :class:`~skdp.hypotheses.MeanThresholds`), or domain
+    indices (shape (n, 1)) for a class without one; ``fit``
     starts a stream, ``partial_fit`` continues it (any split into blocks gives the same
     model), ``predict`` is post-processing of the last release.
 
@@ -67,9 +71,14 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         ε of the whole stream (every prediction of every round).
     delta : float, default=1e-6
         δ ∈ (0, 1) of the whole stream (the stable histogram needs δ > 0).
-    hypothesis_class : FiniteClass, label matrix, version space or MistakeBoundedLearner
+    hypothesis_class : FiniteClass, label matrix, version space, MistakeBoundedLearner or None
         The class (its SOA is the base learner), e.g. ``ThresholdVersionSpace(N)``, or a
         fresh :class:`~skdp.online.MistakeBoundedLearner` (copied, never mutated).
+        ``None`` (default): :class:`~skdp.hypotheses.MeanThresholds` () — two-sided
+        thresholds on the mean of the features clipped to public bounds ([−1, 1] with a
+        warning; pass ``MeanThresholds(bounds=…)``), 16 bins, Ldim 5. A class with a
+        public discretisation (``MeanThresholds``, ``RealThresholds``) reads real
+        features; any other reads domain indices, X of shape (n, 1).
     n_trees : int, optional
         k₂. Practical default: 1.5 × the competitor threshold (at least 64), so the test
         fires once two thirds of the trees agree on a competitor; with
@@ -181,6 +190,9 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
     (ε, δ) (Lemma 5.4 or the accountant); at most T rounds are released. ``fit`` and the
     first ``partial_fit`` charge (ε, δ); copies of a fitted stream share a ledger
     (continuing two is refused, :class:`~skdp.exceptions.PrivacyError`).
+    ``predict_proba`` (the released label as a smoothed one-hot, γ = ``PROBA_SMOOTHING``
+    = 0.1) and ``decision_function`` (its ±1 label) are post-processing of the released
+    hypothesis: no further cost.
 
     References
     ----------
@@ -228,11 +240,16 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         "classes": ["array-like", None],
     }
 
-    def __init__(self, epsilon=1.0, delta=1e-6, hypothesis_class=None, *, n_trees=None,
-                 n_leaves=None, max_switches=None, eta=None, query=None,
-                 on_inconsistent=None, adaptive=False, n_rounds=None, preset="practical",
-                 accounting="tight", budget=None, random_state=None, verbose=0,
-                 classes=None):
+    def __init__(self, epsilon: float = 1.0, delta: float = 1e-6, hypothesis_class: Any = None,
+                 *, n_trees: int | None = None, n_leaves: int | None = None,
+                 max_switches: int | None = None, eta: float | None = None,
+                 query: str | None = None, on_inconsistent: str | None = None,
+                 adaptive: bool = False, n_rounds: int | None = None,
+                 preset: str = "practical", accounting: str = "tight",
+                 budget: PrivacyBudget | None = None,
+                 random_state: int | np.random.Generator | np.random.RandomState | None = None,
+                 verbose: int = 0,
+                 classes: ArrayLike | None = None) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.hypothesis_class = hypothesis_class

@@ -16,8 +16,10 @@ OPE, the learner Li, Wang & Ye's Theorem 4.4 plugs their constructed experts int
 
 import math
 import numbers
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._streams import keyed_generator
@@ -276,7 +278,9 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
     """Private online prediction from experts: binary-mechanism losses + Hedge.
 
     The experts are the hypotheses of a finite class over the domain {0, …, N−1} (X holds
-    domain indices, shape (n, 1)). Round t draws an expert from
+    real features read through the class's public discretisation, default
+    :class:`~skdp.hypotheses.MeanThresholds`, or domain indices, shape (n, 1), for a
+    class without one). Round t draws an expert from
     p_t(h) ∝ exp(−η·L̃_{t−1}(h)) and predicts its label, where L̃ are the experts'
     cumulative losses computed from the privately released running counts of the 2N
     cells (x, y) (:class:`CellTreeCounter`, ε/2 per cell, or what ``accounting``
@@ -295,8 +299,13 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
         With ``accounting="tight"`` and δ > 0, the δ the numerical accountant may use to
         lower the counters' noise (then charged); with ``accounting="paper"`` or δ = 0
         the learner is pure ε-DP and charges δ = 0.
-    experts : FiniteClass, ±1 label matrix, ThresholdVersionSpace or PointVersionSpace
-        The experts (required). At most 2²⁴ (expert, point) entries.
+    experts : FiniteClass, ±1 label matrix, ThresholdVersionSpace, PointVersionSpace or None
+        The experts. At most 2²⁴ (expert, point) entries.
+        ``None`` (default): :class:`~skdp.hypotheses.MeanThresholds` () — two-sided
+        thresholds on the mean of the features clipped to public bounds ([−1, 1] with a
+        warning; pass ``MeanThresholds(bounds=…)``), 16 bins, Ldim 5. A class with a
+        public discretisation (``MeanThresholds``, ``RealThresholds``) reads real
+        features; any other reads domain indices, X of shape (n, 1).
     n_rounds : int, optional
         Horizon T of the binary mechanism and of η. ``None``: len(X) for ``fit``;
         buckets of 1, 2, 4, … rounds for a ``partial_fit`` stream (each a fresh instance).
@@ -382,7 +391,9 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
     4L node noises calibrated together; the experts and their losses are
     post-processing of both (Li, Wang & Ye, Thm 4.4 composes the two the same way:
     (2ε, 2δ) from two (ε, δ) parts). Charged
-    once per stream; copies of a fitted stream share a fork ledger.
+    once per stream; copies of a fitted stream share a fork ledger. ``predict_proba``
+    (P(+1) under the released distribution) and ``decision_function`` (2·P(+1) − 1) are
+    post-processing of the same releases: no further cost.
 
     References
     ----------
@@ -425,11 +436,15 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
     }
 
     _counter_class = CellTreeCounter
+    _class_param = "experts"
 
-    def __init__(self, epsilon=1.0, delta=1e-6, experts=None, n_rounds=None, *,
-                 learning_rate="auto", construction="class", max_experts=20_000,
-                 accounting="tight", budget=None, random_state=None, verbose=0,
-                 classes=None):
+    def __init__(self, epsilon: float = 1.0, delta: float = 1e-6, experts: Any = None,
+                 n_rounds: int | None = None, *, learning_rate: float | str = "auto",
+                 construction: str = "class", max_experts: int = 20_000,
+                 accounting: str = "tight", budget: PrivacyBudget | None = None,
+                 random_state: int | np.random.Generator | np.random.RandomState | None = None,
+                 verbose: int = 0,
+                 classes: ArrayLike | None = None) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.experts = experts
@@ -442,9 +457,6 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
         self.random_state = random_state
         self.verbose = verbose
         self.classes = classes
-
-    def _hypotheses(self):
-        return self.experts
 
     def _prepare_stream(self, from_fit):
         n_domain, plan = super()._prepare_stream(from_fit)

@@ -35,22 +35,26 @@ The pattern (PERP predictors follow it too)
   copy gets a **fresh random generator** and drops any half-used mechanism
   instance: two copies must never answer with the same noise, which would void
   the composition argument. Hence a copy's answers differ from the original's.
-* ``score`` spends exactly like ``predict``; ``predict_proba`` and
-  ``decision_function`` are not offered (a vote fraction is not private).
+* ``score`` spends exactly like ``predict``. Where a predictor offers
+  ``predict_proba`` / ``decision_function``, they are scores of the same charged
+  answers (never an exact vote fraction), and spend alike.
 * Spend from one thread: the cap check and the ledger charge are each atomic, but
   two copies starting their last allowed instance at the same moment could both
   pass the check (the ledger then refuses whichever charge no longer fits).
 """
 
+from __future__ import annotations
+
 import numbers
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._labels import check_labels_in, resolve_classes
-from ..accounting import PrivacyBudget
+from ..accounting import PrivacyBudget, PrivacyCost
 from ..base import PrivateEstimatorMixin
 from ..exceptions import BudgetExhaustedError
 
@@ -70,7 +74,7 @@ class QueryBudgetExhaustedError(BudgetExhaustedError):
         ``len(answers)``.
     """
 
-    def __init__(self, message, answers=None):
+    def __init__(self, message: str, answers: ArrayLike | None = None) -> None:
         super().__init__(message)
         self.answers = np.asarray([] if answers is None else answers)
         self.n_answered = int(self.answers.shape[0])
@@ -144,6 +148,12 @@ class QueryBudgetedPredictor(PrivateEstimatorMixin, ClassifierMixin, BaseEstimat
     def _check_later_partial_fit(self, y, classes):
         resolve_classes(self, y, classes, first_call=False)
 
+    def _later_partial_fit_rows(self, X, y, classes):
+        """A later ``partial_fit``'s rows, validated against the first fit: (X, y in ±1)."""
+        X, y = self._validate_training_data(X, y, reset=False)
+        self._check_later_partial_fit(y, classes)
+        return X, self._to_pm(y)
+
     def _to_pm(self, y):
         check_labels_in(y, self.classes_)
         return np.where(y == self.classes_[1], 1, -1).astype(np.int8)
@@ -168,7 +178,7 @@ class QueryBudgetedPredictor(PrivateEstimatorMixin, ClassifierMixin, BaseEstimat
         return self._release_generator(key)
 
     @property
-    def privacy_spent_(self):
+    def privacy_spent_(self) -> PrivacyCost:
         """(ε, δ) spent so far from ``budget_`` — by this predictor and its copies."""
         check_is_fitted(self, "budget_")
         return self.budget_.spent
@@ -193,7 +203,7 @@ class QueryBudgetedPredictor(PrivateEstimatorMixin, ClassifierMixin, BaseEstimat
         return [label or "" for _, _, label in self.budget_.charges]
 
     # ---------------------------------------------------------------- public API
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray:
         """Answer the queries in ``X`` in order, spending from ``budget_``.
 
         Returns
@@ -208,15 +218,14 @@ class QueryBudgetedPredictor(PrivateEstimatorMixin, ClassifierMixin, BaseEstimat
             ``error.answers`` holds and which state the predictor is left in.
         """
         check_is_fitted(self, "budget_")
-        X = validate_data(self, X, reset=False)
         try:
-            labels = self._answer(X)
+            labels = self._answer(validate_data(self, X, reset=False))
         except QueryBudgetExhaustedError as exc:
             exc.answers = self._from_pm(exc.answers) if exc.n_answered else exc.answers
             raise
         return self._from_pm(labels)
 
-    def score(self, X, y, sample_weight=None):
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
         """Accuracy of :meth:`predict` on ``(X, y)``: **spends** like ``predict(X)``."""
         return super().score(X, y, sample_weight=sample_weight)
 

@@ -85,7 +85,7 @@ def perp_demo_row(rng, budget):
         "privacy": f"ε={eps:g}, δ={spent.delta:.2g} of δ*={delta:g}",
         "private result": private,
         "non-private": non_private,
-        "note": "it needs many labelled rows: about 4.7·10⁵ at ε = 4 and 7.6·10⁶ at ε = 1 "
+        "note": "it needs many labelled rows: about 3.4·10⁵ at ε = 4 and 5.3·10⁶ at ε = 1 "
                 "for an interval (benchmarks/perp.py)",
         "details": f"Stemmer's truly everlasting robust prediction (PERP), preset='sharp', "
                    f"{clf.n_reexecutions_} restarts, error on D {result['error_D']:.3f}",

@@ -4,59 +4,36 @@ The parameter line of Algorithm 5 is garbled in the text; this module reconstruc
 it from Appendix B (Definition B.5, Lemmas B.6–B.7) and from the conditions the
 mechanisms themselves check (ChallengeBT, Alg. 4; BetweenThresholds, Thm 4.3), in
 one function, :func:`perp_parameters`, whose docstring carries the derivation.
+One phase's numbers are solved in ``_perp_schedule`` (``"paper"``,
+``"practical"``) and ``_perp_sharp`` (``"sharp"``).
 """
+
+from __future__ import annotations
 
 import functools
 import math
 import numbers
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .._validation import check_delta, check_epsilon
 from ..accounting import DeltaSchedule
 from ..exceptions import PrivacyParameterError
-from ._perp_sharp import (
-    parts,
-    sharp_checks,
-    solve_initial_copies,
-    solve_sharp_phase,
-    strip_rows,
+from ._perp_schedule import (
+    PhaseParameters,
+    delta_schedule,
+    first_phase_length,
+    phase,
+    phase_checks,
 )
+from ._perp_sharp import initial_rows, sharp_checks, solve_initial_copies
 
 __all__ = ["PERPParameters", "PhaseParameters", "perp_parameters"]
 
 PRESETS = ("paper", "practical", "sharp")
-#: Phase lengths grow by this integer factor: t_p = t_1·3^(p−1) (see the derivation).
-GROWTH = 3
-#: Phases scanned for the fixed point of t_1; R_p/3^(p−1) is decreasing long before.
-_SCAN_PHASES = 80
-
-
-@dataclass(frozen=True)
-class PhaseParameters:
-    """The numbers of one phase p (see :func:`perp_parameters` for their meaning)."""
-
-    phase: int
-    alpha: float
-    beta: float
-    delta: float
-    epsilon_instance: float
-    delta_instance: float
-    length: int
-    slice_size: int
-    max_hard: int
-    k_prime: int
-    threshold: float
-    min_gap: float
-    bt_noise_scale: float
-    stopper_noise_scale: float
-    slice_noise_bound: float
-    #: t_u of the copies (2Δ for "paper" / "practical", t_l + 4σ for "sharp").
-    upper_threshold: float = 0.0
-    #: ε of the copies' Stopper ("sharp": the svt Stopper's ε_s; else ε_0).
-    stopper_epsilon: float = 0.0
-
 
 @dataclass(frozen=True)
 class PERPParameters:
@@ -99,7 +76,7 @@ class PERPParameters:
     initial_copies: PhaseParameters | None = field(default=None, repr=False)
 
     @property
-    def initial_delta(self):
+    def initial_delta(self) -> float:
         """δ(0): the initial sample's δ (δ_1, or δ*/4 for "sharp")."""
         return (self.initial_copies or self.phases[0]).delta
 
@@ -107,44 +84,44 @@ class PERPParameters:
         return np.array([getattr(q, name) for q in self.phases], dtype=dtype)
 
     @property
-    def alpha_p(self):
+    def alpha_p(self) -> NDArray[Any]:
         return self._column("alpha")
 
     @property
-    def beta_p(self):
+    def beta_p(self) -> NDArray[Any]:
         return self._column("beta")
 
     @property
-    def delta_p(self):
+    def delta_p(self) -> NDArray[Any]:
         return self._column("delta")
 
     @property
-    def m_p(self):
+    def m_p(self) -> NDArray[Any]:
         return self._column("slice_size", np.int64)
 
     @property
-    def k_p(self):
+    def k_p(self) -> NDArray[Any]:
         return self._column("max_hard", np.int64)
 
     @property
-    def t_p(self):
+    def t_p(self) -> NDArray[Any]:
         return self._column("length", float)
 
     @property
-    def Delta_p(self):
+    def Delta_p(self) -> NDArray[Any]:
         return self._column("threshold")
 
-    def phase(self, p):
+    def phase(self, p: int) -> PhaseParameters:
         """Parameters of any phase p ≥ 1 (computed on demand beyond ``n_phases``)."""
         if p <= len(self.phases):
             return self.phases[p - 1]
-        return _phase(self._key(), self.first_phase_length, p)
+        return phase(self._key(), self.first_phase_length, p)
 
     def _key(self):
         return (self.epsilon, self.delta, self.alpha, self.beta, self.gamma, self.n_features,
                 self.preset, self.overrides)
 
-    def violations(self):
+    def violations(self) -> list[str]:
         """Every inequality of the reconstruction that the tabulated phases break.
 
         Returns a list of strings (empty when the schedule is valid). The utility
@@ -159,205 +136,34 @@ class PERPParameters:
             out.append(f"Σ_p t_p·δ_p = {total:g} > δ*/2")
         if not self.initial_delta + sched.delta_star <= self.delta:
             out.append("δ(0) + Σ_i δ(i) > δ*")
-        d = self.n_features
+        d, utility = self.n_features, not self.overrides
         for q in self.phases:
             p = q.phase
-            tag = f"phase {p}:"
+            checks = [(q.delta <= sched.phase_delta(p, q.length) * (1 + 1e-12),
+                       "δ_p ≤ schedule")]
             if self.preset == "sharp":
-                checks = [(q.delta <= sched.phase_delta(p, q.length) * (1 + 1e-12),
-                           "δ_p ≤ schedule")]
-                checks += sharp_checks(q, self.phase(p + 1), d, self.gamma, not self.overrides)
-                if p == 1:
-                    init = self.initial_copies
+                checks += sharp_checks(q, self.phase(p + 1), d, self.gamma, utility,
+                                       epsilon=self.epsilon)
+                init = self.initial_copies
+                if p == 1 and init is not None:  # always set by the sharp preset
                     checks += [(ok, f"initial copies: {name}") for ok, name in
-                               sharp_checks(init, None, d, self.gamma, not self.overrides,
-                                            restart=q)]
+                               sharp_checks(init, None, d, self.gamma, utility, restart=q,
+                                            epsilon=self.epsilon)]
                     checks.append((init.delta <= self.delta / 4, "δ(0) ≤ δ*/4"))
-                out += [f"{tag} {name}" for ok, name in checks if not ok]
-                continue
-            checks = [
-                (math.isclose(q.alpha, self.alpha / 2**p), "α_p = α/2^p"),
-                (math.isclose(q.beta, self.beta / 2**p), "β_p = β/2^p"),
-                (q.length == self.first_phase_length * GROWTH ** (p - 1), "t_p = t_1·3^(p−1)"),
-                (q.delta <= sched.phase_delta(p, q.length) * (1 + 1e-12), "δ_p ≤ schedule"),
-                (q.delta_instance <= q.delta / (8 * d) * (1 + 1e-12), "δ_0 = δ_p/(8d)"),
-                (q.max_hard >= 4 * math.log(4 / q.delta_instance), "k_p ≥ 4·ln(4/δ_0)"),
-                (q.threshold >= q.min_gap, "Δ_p ≥ ChallengeBT's minimum gap"),
-            ]
-            if not self.overrides:
-                nxt = self.phase(p + 1)
-                checks += [
-                    (q.slice_size >= q.slice_noise_bound, "m_p ≥ (1/ε_0)·ln(4d/β_p)"),
-                    (q.max_hard >= 2 * q.threshold or self.preset == "practical",
-                     "k_p ≥ 2Δ_p"),
-                    (q.slice_size >= _m_floor(self.preset, q), "m_p ≥ 4Δ_p (paper) / "
-                     "2Δ_p + noise bound (practical)"),
-                    (q.max_hard >= _k_floor(self.preset, q), "k_p ≥ 2m_p (paper) / "
-                     "m_p + Stopper tail (practical)"),
-                    (q.length * self.gamma * q.alpha >= 4 * d * nxt.slice_size * (1 - 1e-12),
-                     "t_p ≥ 4d·m_{p+1}/(γ·α_p)"),
-                    (q.length * self.gamma * q.alpha >= 8 * d * math.log(2 * d / q.beta)
-                     * (1 - 1e-12), "t_p ≥ 8d·ln(2d/β_p)/(γ·α_p)"),
-                    (q.threshold >= _noise_bound(q, d) * (1 - 1e-12),
-                     "Δ_p ≥ BT noise tail bound σ_p·ln(8d·t_p/β_p)"),
-                ]
-                if self.preset == "paper":
-                    checks.append((q.threshold >= _paper_delta(self.epsilon, d, q, q.max_hard)
-                                   * (1 - 1e-12), "Δ_p ≥ the paper's formula"))
-            out += [f"{tag} {name}" for ok, name in checks if not ok]
-        if not self.overrides:
-            first = self.phases[0]
-            factor = parts(d) if self.preset == "sharp" else 1
-            first = self.initial_copies or first
-            if not (self.initial_sample_size * self.alpha
-                    >= factor * 4 * d * _strip_rows(self.preset, first) * (1 - 1e-12)):
-                out.append("n ≥ 4d·m_1/α (sharp: 2d·4d·(m_1 − t_l + σ)/α)")
+            else:
+                checks += [(math.isclose(q.alpha, self.alpha / 2**p), "α_p = α/2^p"),
+                           (math.isclose(q.beta, self.beta / 2**p), "β_p = β/2^p")]
+                checks += phase_checks(q, self.phase(p + 1), self.preset, self.epsilon, d,
+                                       self.gamma, self.first_phase_length, utility)
+            out += [f"phase {p}: {name}" for ok, name in checks if not ok]
+        if utility:
+            first = self.initial_copies or self.phases[0]
+            need = (initial_rows(d, first, self.alpha, self.beta) if self.preset == "sharp"
+                    else 4 * d * first.slice_size / self.alpha)
+            if not self.initial_sample_size >= need * (1 - 1e-12):
+                out.append("n ≥ 4d·m_1/α (sharp: (2d)²·(m_1 − t_l + σ)/α_1)")
         return out
 
-
-def _noise_bound(q, d):
-    return q.bt_noise_scale * math.log(8 * d * q.length / q.beta)
-
-
-def _stopper_tail(q, d):
-    return q.stopper_noise_scale * math.log(4 * d * (q.length + 1) / q.beta)
-
-
-def _m_floor(preset, q):
-    if preset == "paper":
-        return 4 * q.threshold
-    # Outside points (count ≥ m̂ ≥ m) must read "high": m − noise > t_h = 2Δ.
-    return 2 * q.threshold + q.bt_noise_scale * math.log(8 * q.length / q.beta)
-
-
-def _k_floor(preset, q):
-    if preset == "paper":
-        return 2 * q.slice_size
-    # At a Stopper halt at least m mediums were collected (Stopper noise bounded).
-    return q.slice_size + q.stopper_noise_scale * math.log(4 * (q.length + 1) / q.beta)
-
-
-def _paper_delta(epsilon, d, q, k):
-    """Def. B.5's Δ_p = (4·ln(1/δ_p)/ε)·√(k_p·ln(2d/δ_p))·ln(8d·t_p/β_p)."""
-    return (4 * math.log(1 / q.delta) / epsilon * math.sqrt(k * math.log(2 * d / q.delta))
-            * math.log(8 * d * q.length / q.beta))
-
-
-def _instance_privacy(epsilon, delta_p, d, preset):
-    """(ε_0, δ_0) of every ChallengeBT copy in a phase with per-record δ_p."""
-    rsc_factor = math.log(2.0 / delta_p)  # RSC: ε_0·ln(1/δ̂) with δ̂ = δ_p/2
-    factor = rsc_factor if preset == "paper" else min(2.0 * d, rsc_factor)
-    return epsilon / factor, delta_p / (8.0 * d)
-
-
-def _challenge_bt_numbers(eps0, delta0, k, steps):
-    """k', the BT noise scale and ChallengeBT's minimum gap (Alg. 4 / Thm 4.3)."""
-    ell = math.log(4.0 / delta0)
-    k_prime = math.ceil(k + 8.0 / eps0 * math.log(2.0 / delta0) * math.log(steps / delta0))
-    sigma = 4.0 / eps0 * math.sqrt(k_prime * ell)
-    gap = max(32.0 / eps0 * math.sqrt(k * ell), 16.0 / eps0 * math.sqrt(k_prime * ell))
-    return k_prime, sigma, gap
-
-
-def _solve_phase(key, p, length):
-    """Phase p's numbers for a phase of ``length`` queries (inner fixed point on k)."""
-    epsilon, delta, alpha, beta, _, d, preset, overrides = key
-    over = dict(overrides)
-    sched = _schedule(delta, 1)
-    alpha_p, beta_p = alpha / 2**p, beta / 2**p
-    delta_p = float(sched.phase_budget(p)) / float(length)
-    if preset == "sharp":  # the global ε goes in; the copies' split is made there
-        probe = PhaseParameters(p, alpha_p, beta_p, delta_p, epsilon, delta_p, int(length), 0,
-                                0, 0, 0.0, 0.0, 0.0, 0.0, 0.0)
-        return solve_sharp_phase(probe, over)
-    eps0, delta0 = _instance_privacy(epsilon, delta_p, d, preset)
-    steps = int(length) + 1  # ChallengeBT's T: one stopping query per step, plus slack
-    slice_bound = math.log(4 * d / beta_p) / eps0
-    stopper_scale = 8.0 * math.log(2.0 / delta0) / eps0
-    k_min = math.ceil(4.0 * math.log(4.0 / delta0))
-    probe = PhaseParameters(p, alpha_p, beta_p, delta_p, eps0, delta0, int(length), 0, 0, 0,
-                            0.0, 0.0, 0.0, stopper_scale, slice_bound)
-
-    def numbers(k):
-        k_prime, sigma, gap = _challenge_bt_numbers(eps0, delta0, k, steps)
-        q = replace(probe, bt_noise_scale=sigma, max_hard=k)
-        if "threshold" in over:
-            threshold = max(float(over["threshold"]), gap)
-        else:
-            threshold = max(gap, _noise_bound(q, d))
-            if preset == "paper":
-                threshold = max(threshold, _paper_delta(epsilon, d, q, k))
-        q = replace(q, threshold=threshold)
-        m = over.get("slice_size") or math.ceil(max(slice_bound, _m_floor(preset, q)))
-        q = replace(q, slice_size=int(m))
-        k_need = over.get("max_hard") or math.ceil(max(k_min, _k_floor(preset, q),
-                                                        2 * threshold if preset == "paper"
-                                                        else 0))
-        return q, k_prime, gap, int(k_need)
-
-    # k ↦ k_need(k) is increasing and sublinear (≈ a·√(k + K) + c), so {k : k_need(k) ≤ k}
-    # is a half-line [k*, ∞): double to bracket k*, then bisect.
-    if "max_hard" in over:
-        k = max(int(over["max_hard"]), k_min)
-    else:
-        lo, hi = k_min - 1, k_min
-        while numbers(hi)[3] > hi:
-            lo, hi = hi, 2 * hi
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if numbers(mid)[3] <= mid else (mid, hi)
-        k = hi
-    q, k_prime, gap, _ = numbers(k)
-    return replace(q, k_prime=k_prime, min_gap=gap, max_hard=k,
-                   upper_threshold=2.0 * q.threshold, stopper_epsilon=eps0)
-
-
-@functools.lru_cache(maxsize=256)
-def _schedule(delta, first_phase_length):
-    return DeltaSchedule(delta / 2.0, "geometric", first_phase_length=first_phase_length,
-                         growth=GROWTH)
-
-
-@functools.lru_cache(maxsize=4096)
-def _phase(key, first_phase_length, p):
-    length = first_phase_length * GROWTH ** (p - 1)
-    return _solve_phase(key, p, length)
-
-
-def _length_needed(key, p, next_phase):
-    """R_p = max(4d·m_{p+1}/(γ·α_p), 8d·ln(2d/β_p)/(γ·α_p)) (Lemma B.7, Chernoff)."""
-    _, _, alpha, beta, gamma, d, preset, _ = key
-    alpha_p, beta_p = alpha / 2**p, beta / 2**p
-    factor = parts(d) if preset == "sharp" else 1
-    return factor * max(4 * d * _strip_rows(preset, next_phase),
-                        8 * d * math.log(2 * d / beta_p)) / (gamma * alpha_p)
-
-
-def _strip_rows(preset, q):
-    """Part-positives each strip must hold: m_p ("sharp": m_p − t_l + σ, see there)."""
-    return strip_rows(q) if preset == "sharp" else q.slice_size
-
-
-@functools.lru_cache(maxsize=256)
-def _first_phase_length(key):
-    over = dict(key[-1])
-    if "first_phase_length" in over:
-        return int(over["first_phase_length"])
-    t1 = 1
-    for _ in range(200):
-        need, falling = 0.0, 0
-        for p in range(1, _SCAN_PHASES + 1):
-            nxt = _solve_phase(key, p + 1, t1 * GROWTH**p)
-            ratio = _length_needed(key, p, nxt) / GROWTH ** (p - 1)
-            falling = falling + 1 if ratio < need else 0
-            need = max(need, ratio)
-            if falling >= 8:  # (2/3)^p·polylog: past its maximum for good
-                break
-        new = max(t1, math.ceil(need * (1 + 1e-12)))
-        if new == t1:
-            return t1
-        t1 = new
-    raise RuntimeError("PERP phase-length fixed point did not converge.")  # pragma: no cover
 
 
 def _check_unit(value, name, *, upper_closed=False):
@@ -374,9 +180,11 @@ def _check_unit(value, name, *, upper_closed=False):
 _OVERRIDES = ("slice_size", "max_hard", "threshold", "first_phase_length")
 
 
-def perp_parameters(epsilon, delta, alpha, beta, gamma, n_features, *, preset="paper",
-                    n_phases=5, slice_size=None, max_hard=None, threshold=None,
-                    first_phase_length=None):
+def perp_parameters(epsilon: float, delta: float, alpha: float, beta: float, gamma: float,
+                    n_features: int, *, preset: str = "paper", n_phases: int = 5,
+                    slice_size: int | None = None, max_hard: int | None = None,
+                    threshold: float | None = None,
+                    first_phase_length: int | None = None) -> PERPParameters:
     r"""Per-phase parameters (α_p, β_p, δ_p, m_p, k_p, t_p, Δ_p) of RectanglesPERP.
 
     Parameters
@@ -556,18 +364,19 @@ def perp_parameters(epsilon, delta, alpha, beta, gamma, n_features, *, preset="p
 @functools.lru_cache(maxsize=256)
 def _build(key, n_phases):
     epsilon, delta, alpha, beta, gamma, d, preset, overrides = key
-    t1 = _first_phase_length(key)
-    phases = tuple(_phase(key, t1, p) for p in range(1, n_phases + 1))
+    t1 = first_phase_length(key)
+    phases = tuple(phase(key, t1, p) for p in range(1, n_phases + 1))
     first = initial = None
     if preset == "sharp":
-        first = initial = solve_initial_copies(phases[0], delta, dict(overrides))
+        first = initial = solve_initial_copies(phases[0], delta, dict(overrides), epsilon)
     first = first or phases[0]
-    factor = parts(d) if preset == "sharp" else 1
-    need = factor * max(4 * d * _strip_rows(preset, first),
-                        8 * d * math.log(2 * d / beta)) / alpha
+    if preset == "sharp":
+        need = initial_rows(d, first, alpha, beta)
+    else:
+        need = max(4 * d * first.slice_size, 8 * d * math.log(2 * d / beta)) / alpha
     return PERPParameters(
         epsilon=epsilon, delta=delta, alpha=alpha, beta=beta, gamma=gamma, n_features=d,
         preset=preset, first_phase_length=t1, initial_sample_size=math.ceil(need),
-        delta_schedule=_schedule(delta, t1), phases=phases, overrides=overrides,
+        delta_schedule=delta_schedule(delta, t1), phases=phases, overrides=overrides,
         initial_copies=initial,
     )

@@ -215,7 +215,14 @@ class RectanglesRun:
 
     # -------------------------------------------------------------- answering
     def answer(self, X):
-        """Labels (1 inside / 0 outside) for the rows of X, in order."""
+        """The walk's code for each row of X, in order: what Alg. 5 step 5f saw.
+
+        −1 (``LOW``): every copy answered "low" — the label is "inside"
+        (``classes_[1]``); 0 (``HARD``) or +1 (``HIGH``): the first copy that did
+        not answer "low" said "medium" or "high" — the label is "outside". The
+        codes are the copies' own BetweenThresholds answers (see the estimators'
+        ``predict_proba``).
+        """
         n = X.shape[0]
         out = np.empty(n, dtype=np.int8)
         i = 0
@@ -232,15 +239,15 @@ class RectanglesRun:
     def _segment(self, Xb, out):
         n = Xb.shape[0]
         active = np.ones(n, dtype=bool)
-        labels = np.ones(n, dtype=np.int8)
+        walk = np.full(n, LOW, dtype=np.int8)
         taken = []
         for cp in self.copies:
             idx = np.flatnonzero(active)
             codes, noise = cp.mechanism.take_bt(cp.count(Xb[idx, cp.axis]))
             taken.append((idx, codes, noise))
-            hit = idx[codes != LOW]
-            labels[hit] = 0
-            active[hit] = False
+            stop = codes != LOW
+            walk[idx[stop]] = codes[stop]
+            active[idx[stop]] = False
         first = 1 if self.stops_done else 0
         halt = n
         increments = []
@@ -263,8 +270,8 @@ class RectanglesRun:
             if med_steps.size:
                 cp.pending.append(Xb[med_steps, cp.axis])
             cp.carry = medium[n - 1] if halt == n else 0.0
-        out[:halt] = labels[:halt]
-        inside = labels[:halt] == 1
+        out[:halt] = walk[:halt]
+        inside = walk[:halt] == LOW
         if inside.any():
             self.positives.append(Xb[:halt][inside])
         self.stops_done = halt < n

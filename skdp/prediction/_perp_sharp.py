@@ -18,7 +18,8 @@ k ≈ 9·10⁷ and n = 4d·m/α ≈ 7.5·10⁹. This module's schedule changes f
    of a 2d times larger sample (each strip must hold m points *of its part*).
 2. **ChallengeBT with the svt Stopper** (privacy; :class:`~skdp.mechanisms.
    ChallengeBT` ``stopper="svt"``): k' − k = ⌈(4/ε_s)·ln(2/δ_0)⌉ instead of
-   (8/ε_0)·ln(2/δ_0)·ln(T/δ_0), and only Thm 4.3's gap 4σ; ε_s = s·ε, s = 1/16.
+   (8/ε_0)·ln(2/δ_0)·ln(T/δ_0), and only Thm 4.3's gap 4σ; ε_s = s·ε with the
+   share s ∈ {1/8, …, 1/128} that needs the least k, phase by phase.
 3. **Margins, not union bounds** (utility only): t_l = σ·ln(4t_p/k_p) — the
    expected number of count-0 queries a copy wrongly calls "medium" over the
    phase is ≤ t_p·½e^{−t_l/σ} = k_p/8 — t_u = t_l + 4σ, m_p = t_u + σ·ln(4t_p/k_p)
@@ -28,26 +29,41 @@ k ≈ 9·10⁷ and n = 4d·m/α ≈ 7.5·10⁹. This module's schedule changes f
    ≤ e^{−12} at the sizes used, far below α_p.
 4. **The sample pays for the ranks that err, not the slice** (utility only): a
    copy answers "outside" for the r_p = m_p − t_l + σ_p extreme ranks of its
-   part, not for all m_p (:func:`strip_rows`), so n ≥ 2d·4d·r_1/α and
-   t_p ≥ 2d·4d·r_{p+1}/(γ·α_p).
+   part, not for all m_p (:func:`strip_rows`), so n ≥ (2d)²·r_1/α_1 and
+   t_p ≥ (2d)²·r_{p+1}/(γ·α_{p+1}).
 5. **δ-schedule: the initial sample at δ(0) = δ*/4** (privacy). Initial-sample
    records are held by the 2d initial copies only, so those copies run at
-   δ_0 = δ*/4 instead of δ_1 ≈ δ*/(4t_1) (:func:`solve_initial_copies`); their k
-   covers a restart with phase 1's parameters. Every query still gets δ_p, the
+   δ_0 = δ*/4 instead of δ_1 ≈ δ*/(4t_1) (:func:`solve_initial_copies`), and
+   their BetweenThresholds at the whole ε (their Stopper's ε_s is charged to the
+   query records whose "medium" bits it counts); their k covers a restart with
+   phase 1's parameters. Every query still gets δ_p, the
    stream Σ_p t_p·δ_p ≤ δ*/2, the sample δ*/4: Σ_i δ(i) ≤ 3δ*/4 over an
    unbounded horizon, as before — only the split between δ(0) and the queries'
    δ(i), which Def. 3.8 leaves free, changes.
+6. **The error split** (utility only): errors are one-sided and nested — phase
+   p + 1 is cut from the positives phase p answered, inside phase p's box — so
+   the error at any time is at most the sum of what each phase added, ≤ α_p
+   for phase p; Σ_p α_p ≤ α is all the argument uses. α_1 = 3α/4 and
+   α_p = α/2^(p+1) afterwards (:func:`phase_alpha`; Alg. 6 halves from α/2)
+   cut n by 1/3 at the price of a ~2× longer first phase (t_1 pays 1/α_2).
 
 Measured effect (δ* = 10⁻⁶, α = 0.1, β = 0.05, γ = 0.5, first-phase rows):
-ε = 1, d = 2: 3.9·10⁷ (practical 7.5·10⁹, paper 6.4·10¹²); ε = 4, d = 2: 2.4·10⁶;
-ε = 1, d = 1: 7.6·10⁶. What is left is k ≈ (A·4·√ln(4/δ_0)/ε_bt)² with A ≈ 21
-(two margins of ln(4t_p/k_p) ≈ 8.5σ and Thm 4.3's gap 4σ) and the factor 4 of
-Thm 4.3's BetweenThresholds noise, which this schedule does not touch.
+ε = 1, d = 2: 2.7·10⁷ (practical 7.5·10⁹, paper 6.4·10¹²); ε = 4, d = 2: 1.7·10⁶;
+ε = 1, d = 1: 5.3·10⁶. Where the rest comes from: n = (2d)²·r/α_1 with
+r = (t_u − t_l) + (m − t_u) + σ ≈ (4 + ln(4t_1/k) + 1)·σ_0 ≈ 13·σ_0, and the
+initial copies' σ_0 = (4/ε)·√(k'·ln(16/δ*)) has k' ≥ m_1 (a halted initial
+copy restarts with phase 1's parameters), where phase 1's own fixed point
+k_1 ≈ (21·4·√ln(4/δ_1)/ε_bt)² runs at δ_1 ≈ δ*/(4t_1) ≈ 4·10⁻¹⁶ (forced by
+Σ_i δ(i) ≤ δ* over its t_1 ≈ 6·10⁸ queries). So n ∝ c², c = 4 the constant
+of Thm 4.3's noise (and its gap 4σ = 16/ε·√…): reaching 10⁷ at ε = 1, d = 2
+needs c ≈ 2, i.e. a sharper BetweenThresholds privacy theorem; every other
+factor here is a margin of a few σ or a logarithm.
 
 *Lemma (privacy of the sharp schedule).* Suppose every copy is a ChallengeBT
 with parameters (ε_bt, δ_0 = δ_p), svt Stopper with ε_s, ε_bt + ε_s ≤ ε, run on
 its slice as in Alg. 5, slices cut from an independent uniform partition as
-above, the initial copies at δ_0 = δ*/4. Then the initial sample is protected
+above, the initial copies at δ_0 = δ*/4 with ε_bt ≤ ε and ε_s ≤ ε − ε_bt,1
+(ε_bt,1: phase 1's copies). Then the initial sample is protected
 with (ε, δ*/4) and the i-th query of phase p with (ε, δ_p) in the sense of
 Def. 3.8. *Proof.* Thm 4.6's case split
 applies unchanged (the slice rule only changes which records a copy sees): a
@@ -56,7 +72,9 @@ re-executed ChallengeBT. (i) Couple the dice of all other records: adding or
 removing the record changes only its own part, and the m extremes of that part
 by at most one replacement; every count query of that copy moves by at most 1,
 the other 2d − 1 copies are identical. By the lemma in ChallengeBT
-(stopper="svt") the copy is (ε_bt, δ_0)-DP for such sensitivity-1 changes, and
+(stopper="svt") the copy is (ε_bt, δ_0)-DP for such sensitivity-1 changes —
+whatever ε_s, since its Stopper reads only "medium" bits, which are a function
+of its BetweenThresholds transcript and of the query stream — and
 everything else (the other copies, the walk, the labels, the next phase) is
 post-processing of its transcript and of data-independent randomness: (ε_bt,
 δ_p) ≤ (ε, δ_p) for a query record sliced into phase p + 1, (ε_bt, δ*/4) for an
@@ -64,7 +82,8 @@ initial-sample record (held by an initial copy only: restarted copies hold the
 medium queries, later phases the queries phase 1 labelled). (ii) The record's
 "medium" bit enters one Stopper, pure ε_s-DP (Stopper ``calibration="svt"``),
 and the record joins one re-executed copy, (ε_bt, δ_0)-DP; basic composition
-gives (ε_s + ε_bt, δ_p) ≤ (ε, δ_p). The per-record δ_p of the geometric schedule
+gives (ε_s + ε_bt, δ_p) ≤ (ε, δ_p) — for a phase-1 query in an initial copy's
+Stopper, ε_s,init + ε_bt,1 ≤ ε by the assumption. The per-record δ_p of the geometric schedule
 sum to ≤ δ*/2 over the whole unbounded stream, exactly as for the other presets,
 and δ(0) = δ*/4. ∎ The audit ``tests/privacy/test_perp_sharp_audit.py`` runs
 this preset end to end (fit and a stream; passes), and its broken twin — parts
@@ -76,16 +95,38 @@ own audits and twins.
 import math
 from dataclasses import replace
 
-__all__ = ["STOPPER_SHARE", "parts", "sharp_checks", "solve_initial_copies",
-           "solve_sharp_phase", "strip_rows"]
+__all__ = ["STOPPER_SHARE", "STOPPER_SHARES", "initial_rows", "parts", "phase_alpha",
+           "rows_needed", "sharp_checks", "solve_initial_copies", "solve_sharp_phase",
+           "strip_rows"]
 
-#: Fraction s of ε given to the svt Stopper (it only sets k' − k = (4/(sε))·ln(2/δ_0)).
+#: Fraction s of ε given to the svt Stopper under explicit overrides (audits, tests).
 STOPPER_SHARE = 0.0625
+#: The shares s tried otherwise; each phase takes the one that needs the least k (the
+#: initial copies: the fewest strip rows). s only trades ε_bt = (1 − s)·ε against
+#: k' − k = (4/(sε))·ln(2/δ_0) and the Stopper tail; ε_bt + ε_s = ε for every s.
+STOPPER_SHARES = (0.125, 0.0625, 0.03125, 0.015625, 0.0078125)
 
 
 def parts(d):
     """Number of parts of the slice partition: one per copy."""
     return 2 * d
+
+
+def phase_alpha(alpha, p):
+    """α_p: the error phase p may add (3α/4, then α/2^(p+1); Σ_p α_p = α, see 6.)."""
+    return 0.75 * alpha if p == 1 else alpha / 2 ** (p + 1)
+
+
+def rows_needed(d, nxt, alpha_p, beta_p):
+    """D-points phase p must see: (2d)²·r_{p+1}/α_{p+1} and 2d·8d·ln(2d/β_p)/α_p."""
+    return parts(d) * max(2 * d * strip_rows(nxt) / nxt.alpha,
+                          8 * d * math.log(2 * d / beta_p) / alpha_p)
+
+
+def initial_rows(d, first, alpha, beta):
+    """The initial sample: (2d)²·r_0/α_1 (r_0 of the initial copies) and 2d·8d·ln(2d/β)/α."""
+    return parts(d) * max(2 * d * strip_rows(first) / phase_alpha(alpha, 1),
+                          8 * d * math.log(2 * d / beta) / alpha)
 
 
 def strip_rows(q):
@@ -96,7 +137,7 @@ def strip_rows(q):
     at most m_p − t_l + σ_p ranks of the part's positives (Σ_{i≥1} P(Lap(σ) ≥ i)
     ≤ σ). Their mass is r_p·2d/n (the part holds n·P(pos)/(2d) positives, each
     rank 1/that of the positive mass), so the 2d copies err on ≤ (2d)²·r_p/n of D,
-    ≤ α_1 = α/2 when n ≥ 2d·4d·r_1/α — and likewise t_p for phase p + 1.
+    ≤ α_1 when n ≥ (2d)²·r_1/α_1 — and likewise t_p for phase p + 1.
     """
     return max(q.slice_size - q.threshold + q.bt_noise_scale, 1.0)
 
@@ -111,13 +152,31 @@ def _stopper_tail(q):
     return 4.0 / q.stopper_epsilon * math.log(4.0 * (q.length + 1) / q.beta)
 
 
-def solve_sharp_phase(probe, overrides, k_floor=0):
+def solve_sharp_phase(probe, overrides, k_floor=0, bt_epsilon=None, shares=STOPPER_SHARES):
     """Fill in the copy parameters of one phase (``probe`` holds p, α_p, β_p, δ_p, t_p).
 
-    ``k_floor``: a least k (the initial copies' k must cover a phase-1 restart).
+    ``probe.epsilon_instance`` is the global ε; ``k_floor``: a least k (the initial
+    copies' k must cover a phase-1 restart); ``bt_epsilon``: the BetweenThresholds'
+    ε when it is not (1 − s)·ε (the initial copies run theirs at ε, see
+    :func:`solve_initial_copies`). Without overrides every share in
+    :data:`STOPPER_SHARES` is solved and the least k kept (the initial copies:
+    the fewest strip rows, which set n); ``shares``: the shares allowed.
     """
+    if overrides:
+        return _solve_share(probe, overrides, k_floor, bt_epsilon, STOPPER_SHARE)
+    best = min(shares, key=lambda share: _objective(
+        _solve_share(probe, overrides, k_floor, bt_epsilon, share), bt_epsilon))
+    return _solve_share(probe, overrides, k_floor, bt_epsilon, best)
+
+
+def _objective(q, bt_epsilon):
+    return strip_rows(q) if bt_epsilon is not None else q.max_hard
+
+
+def _solve_share(probe, overrides, k_floor, bt_epsilon, share):
     epsilon = probe.epsilon_instance  # the caller passes the global ε here
-    eps_bt, eps_s = (1.0 - STOPPER_SHARE) * epsilon, STOPPER_SHARE * epsilon
+    eps_s = share * epsilon
+    eps_bt = (1.0 - share) * epsilon if bt_epsilon is None else bt_epsilon
     delta0 = probe.delta
     ell = math.log(4.0 / delta0)
     slack = math.ceil(4.0 / eps_s * math.log(2.0 / delta0))
@@ -148,30 +207,43 @@ def solve_sharp_phase(probe, overrides, k_floor=0):
                    upper_threshold=lower + gap, min_gap=gap, bt_noise_scale=sigma)
 
 
-def solve_initial_copies(first, delta_star, overrides):
+def solve_initial_copies(first, delta_star, overrides, epsilon):
     """The initial sample's copies: phase 1's numbers at the record-level δ(0) = δ*/4.
 
     Initial-sample records are held by these 2d copies only (phase 1's restarted
     copies hold queries, later phases the queries they labelled), so their copies
     may run at δ_0 = δ(0) = δ*/4 instead of δ_1 ≈ δ*/(4t_1) — ln(4/δ_0) ≈ 17
-    instead of ≈ 37 at δ* = 10⁻⁶. A halted initial copy restarts with phase 1's
-    parameters on its mediums, so its k covers m_1 plus the Stopper tail.
+    instead of ≈ 37 at δ* = 10⁻⁶ — and their BetweenThresholds at the whole ε:
+    their Stopper only sees "medium" bits, a function of the BetweenThresholds
+    transcript, so ε_s is charged to the *query* records those bits come from
+    (with the restarted phase-1 copy they join: ε_s + ε_bt,1 ≤ ε), never to an
+    initial record (see the Lemma). A halted initial copy restarts with phase 1's
+    parameters on its mediums, so its k covers m_1 plus the Stopper tail, and its
+    Stopper share is at most phase 1's (ε_s ≤ ε − ε_bt,1).
     """
-    probe = replace(first, delta=delta_star / 4.0, epsilon_instance=first.epsilon_instance
-                    + first.stopper_epsilon)
+    probe = replace(first, delta=delta_star / 4.0, epsilon_instance=epsilon)
     floor = 0 if "max_hard" in overrides else first.slice_size + _stopper_tail(first)
-    return solve_sharp_phase(probe, overrides, k_floor=math.ceil(floor))
+    room = (epsilon - first.epsilon_instance) * (1 + 1e-12)
+    shares = tuple(s for s in STOPPER_SHARES if s * epsilon <= room)
+    return solve_sharp_phase(probe, overrides, k_floor=math.ceil(floor), bt_epsilon=epsilon,
+                             shares=shares)
 
 
-def sharp_checks(q, nxt, d, gamma, with_utility, restart=None):
+def sharp_checks(q, nxt, d, gamma, with_utility, restart=None, epsilon=None):
     """(ok, name) pairs of the sharp schedule's inequalities for phase ``q``.
 
     ``restart``: for the initial copies, phase 1 (whose parameters a halted one
-    restarts with) instead of a next phase.
+    restarts with) instead of a next phase. ``epsilon``: the global ε.
     """
+    if restart is None:
+        split = [(q.epsilon_instance + q.stopper_epsilon <= epsilon * (1 + 1e-12),
+                  "ε_bt + ε_s ≤ ε")]
+    else:  # an initial record pays ε_bt; a query record ε_s + the restart's ε_bt
+        split = [(q.epsilon_instance <= epsilon * (1 + 1e-12), "ε_bt ≤ ε"),
+                 (q.stopper_epsilon + restart.epsilon_instance <= epsilon * (1 + 1e-12),
+                  "ε_s + ε_bt,1 ≤ ε")]
     checks = [
-        (q.epsilon_instance + q.stopper_epsilon <= q.epsilon_instance / (1 - STOPPER_SHARE)
-         * (1 + 1e-12), "ε_bt + ε_s ≤ ε"),
+        *split,
         (q.delta_instance <= q.delta * (1 + 1e-12), "δ_0 ≤ δ_p"),
         (q.max_hard >= 4 * math.log(4 / q.delta_instance), "k_p ≥ 4·ln(4/δ_0)"),
         (q.upper_threshold - q.threshold >= q.min_gap * (1 - 1e-12), "t_u − t_l ≥ 4σ"),
@@ -188,7 +260,7 @@ def sharp_checks(q, nxt, d, gamma, with_utility, restart=None):
             checks.append((q.max_hard >= restart.slice_size + _stopper_tail(restart) - 1e-9,
                            "k ≥ m_1 + (4/ε_s)·ln(4(t_1+1)/β_1)"))
         else:
-            need = parts(d) * max(4 * d * strip_rows(nxt), 8 * d * math.log(2 * d / q.beta))
-            checks.append((q.length * gamma * q.alpha >= need * (1 - 1e-12),
-                           "t_p ≥ 2d·max(4d·r_{p+1}, 8d·ln(2d/β_p))/(γ·α_p)"))
+            need = rows_needed(d, nxt, q.alpha, q.beta)
+            checks.append((q.length * gamma >= need * (1 - 1e-12),
+                           "t_p ≥ 2d·max(2d·r_{p+1}/α_{p+1}, 8d·ln(2d/β_p)/α_p)/γ"))
     return checks

@@ -17,8 +17,12 @@ Ledger protocol (``budget_``, shared by every copy of one fitted predictor)
   instance would be a second (ε, δ) release, and resuming it would need its noise.
 * Hard queries: at most ``max_hard_queries_`` over all copies, in both
   calibrations.
-* Too few rows: one ε-DP noisy count releases a majority label (charged ε, δ = 0,
-  label ``"majority label"``); copies made before it was released are refused.
+* Too few rows: the subsample-and-aggregate fallback reserves its own plan
+  (``skdp.prediction._small_sample``, Lemma F).
+* Scores (``skdp.prediction._scored``): L → t_l/2, R → (1 + t_u)/2 (the middles of
+  the vote intervals the answer points to), ⊤ with released random label s →
+  ½ + s·(t_u − t_l)/4 (the middle of the band's half on the label's side). A
+  function of the released code and label only: post-processing.
 
 *Lemma 1 (stopping a Stemmer instance early).* Let M be BetweenThresholds with
 Stemmer's calibration and cutoff c, run on adaptively chosen queries of
@@ -46,42 +50,51 @@ bounds do not provide. Charging ε_plan at the first answer is therefore the
 sound record; later steps cost 0 in the ledger. ∎
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
+from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import BudgetExhaustedError
 from ..mechanisms.between_thresholds import BetweenThresholds
-from ..mechanisms.laplace import geometric_mechanism
 from ._base import QueryBudgetExhaustedError
 
-__all__ = []
+__all__: list[str] = []
 
 _CHUNK_MIN, _CHUNK_MAX = 256, 16384
 _RESERVE = "reserved the planned run"
 _INSTANCE = "BetweenThresholds instance"
 _HARD = "hard query"
-_MAJORITY = "majority label"
 
 
 class _ShrinkageAnswering:
     """Answering machinery of PrivatePredictor (see the module docstring)."""
+
+    _state: Any  # the host's _StreamState
+    _from_pm: Any
 
     # ------------------------------------------------------------------ counters
     def _count_labels(self, prefix):
         return sum(label.startswith(prefix) for label in self._ledger_labels())
 
     @property
-    def n_hard_queries_(self):
+    def n_hard_queries_(self) -> int:
+        """Hard queries answered by this predictor and its copies (the capped count)."""
         self._check_answering_fitted()
         return self._count_labels(_HARD)
 
     @property
-    def hard_queries_(self):
+    def hard_queries_(self) -> NDArray[np.float64]:
+        """This copy's hard queries, shape (n_hard, n_features)."""
         self._check_answering_fitted()
         return self._state.forced_X.copy()
 
     @property
-    def hard_labels_(self):
+    def hard_labels_(self) -> NDArray:
+        """The released labels of ``hard_queries_`` (from ``classes_``)."""
         self._check_answering_fitted()
         return self._from_pm(self._state.forced_y)
 
@@ -91,9 +104,6 @@ class _ShrinkageAnswering:
     def _mark(self, label):
         """Record a zero-cost step in ``budget_`` (shared by copies; counts the caps)."""
         self.budget_.spend(0.0, 0.0, label=f"{type(self).__name__}: {label}")
-
-    def _majority_released(self):
-        return self._count_labels(_MAJORITY) > 0
 
     def _ledger_labels(self):
         name = f"{type(self).__name__}: "
@@ -143,42 +153,30 @@ class _ShrinkageAnswering:
             calibration=self.calibration_, max_hard=self._plan["max_hard"], random_state=child,
         )
 
-    def _majority(self, answered):
-        """The released majority label (too few rows): one ε-DP noisy count."""
-        state = self._state
-        if state.majority is None:
-            if self._majority_released():
-                self._refuse("its majority label was released by another copy (or before "
-                             "this copy was made); this copy cannot release another.", answered)
-            try:
-                self._pay(float(self.epsilon), 0.0, f"{_MAJORITY} (one noisy count)")
-            except BudgetExhaustedError as exc:
-                raise QueryBudgetExhaustedError(str(exc), answered) from exc
-            y = state.pending[1]
-            noisy = geometric_mechanism(int(np.count_nonzero(y > 0)), float(self.epsilon),
-                                        random_state=state.rng)
-            state.majority = np.int8(1 if 2 * int(noisy) >= y.size else -1)
-        return state.majority
-
     # ------------------------------------------------------------------ answering
     def _hard_query(self, x, label):
         state = self._state
         state.forced_X = np.concatenate([state.forced_X, x[None, :]])
         state.forced_y = np.concatenate([state.forced_y, [label]]).astype(np.int8)
         self._mark(f"{_HARD} {state.forced_y.size}")
-        if self.mode == "halfspace":
+        if self.mode_ == "halfspace":
             state.teachers.fit(None, None, through=state.forced_X)
             return
         disagree = np.flatnonzero(state.teachers.predict_one(x) != label)
         state.teachers.fit(state.forced_X, state.forced_y, None, only=disagree)
 
-    def _answer(self, X):
+    def _code_scores(self, codes):
+        """Scores of released BetweenThresholds codes (see the module docstring)."""
+        lower, upper = self.thresholds_
+        return np.where(codes < 0, lower / 2.0, (1.0 + upper) / 2.0)
+
+    def _answer_scores(self, X):
         state = self._state
+        if state.teachers is None:  # too few rows: subsample-and-aggregate
+            return self._fallback_scores(X)
         n = X.shape[0]
-        answers = np.empty(n, dtype=np.int8)
-        if state.teachers is None:  # too few rows: one released majority label
-            answers[:] = self._majority(answers[:0].copy())
-            return answers
+        answers = np.empty(n)
+        lower, upper = self.thresholds_
         i = 0
         size = _CHUNK_MIN
         while i < n:
@@ -193,10 +191,10 @@ class _ShrinkageAnswering:
             size = min(2 * size, _CHUNK_MAX)
             codes = state.mechanism.process(state.teachers.vote(chunk), stop_at_hard=True)
             m = codes.size
-            answers[i : i + m] = codes
+            answers[i : i + m] = self._code_scores(codes)
             if codes[-1] == BetweenThresholds.HARD:
                 label = np.int8(state.rng.choice(np.array([-1, 1])))
-                answers[i + m - 1] = label
+                answers[i + m - 1] = 0.5 + label * (upper - lower) / 4.0
                 self._hard_query(chunk[m - 1], label)
                 if self._count_labels(_HARD) >= self.max_hard_queries_:
                     state.mechanism = None  # the cap: the next query is refused

@@ -14,8 +14,11 @@ Either way it returns the fewest teachers the gap condition allows for the
 thresholds, and ``"auto"`` takes the calibration needing fewer.
 """
 
+from __future__ import annotations
+
 import functools
 import math
+from typing import Any
 
 import numpy as np
 
@@ -66,8 +69,9 @@ def _tight_epsilon_bt(epsilon, delta, cap, delta_bt):
     return calibrate_plan(plan, epsilon, delta).epsilons[0]
 
 
-def shrinkage_parameters(epsilon, delta, max_hard_queries, accounting="tight",
-                         calibration="bsu", thresholds=(T_LOWER, T_UPPER)):
+def shrinkage_parameters(epsilon: float, delta: float, max_hard_queries: int,
+                         accounting: str = "tight", calibration: str = "bsu",
+                         thresholds: tuple[float, float] = (T_LOWER, T_UPPER)) -> dict[str, Any]:
     """BetweenThresholds parameters for a cap of ``max_hard_queries`` hard queries.
 
     Returns a dict with ``calibration`` (``"bsu"`` or ``"stemmer"``), ``epsilon_bt``,

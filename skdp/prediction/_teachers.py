@@ -26,6 +26,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import has_fit_parameter
 
 from ..hypotheses import Halfspaces, HypothesisClass
+from ._linear_votes import LinearVotes
 
 __all__ = []
 
@@ -89,6 +90,7 @@ class _ClassTeachers:
         self.hypotheses = hypotheses
         self.data = data
         self.params = None
+        self._votes = None
 
     def fit(self, forced_X, forced_y, through=None, only=None):
         d = self.data
@@ -97,6 +99,7 @@ class _ClassTeachers:
                 d.X, d.y, d.blocks, d.n_blocks, forced_X=forced_X, forced_y=forced_y,
                 through=through,
             )
+            self._votes = self._linear_votes()
             return
         only = np.asarray(only, dtype=np.intp)
         if only.size == 0:
@@ -114,11 +117,20 @@ class _ClassTeachers:
                 grown[: len(self.params)] = self.params
             self.params = grown
         self.params[only] = new
+        self._votes = self._linear_votes()
+
+    def _linear_votes(self):
+        """Halfspace teachers vote through :class:`LinearVotes` (θ·(x, 1) ≥ 0)."""
+        if not isinstance(self.hypotheses, Halfspaces):
+            return None
+        return LinearVotes(self.params, 0, len(self.params))
 
     def predict_one(self, x):
         return self.hypotheses.predict_blocks(self.params, x[None, :])[:, 0]
 
     def vote(self, X):
+        if self._votes is not None:
+            return self._votes.vote(X)
         return self.hypotheses.vote(self.params, X)
 
 
@@ -183,50 +195,38 @@ class _EstimatorTeachers:
         self._stack = self._linear_stack()
 
     def _linear_stack(self):
-        """(W, c, const) if every teacher is linear or constant, else None."""
-        rows, const = [], []
-        for m in self.models:
+        """(LinearVotes, W, c, lo, hi) if every teacher is a binary linear model or a
+        constant (a constant: W = 0 and lo = hi = its label), else None."""
+        k, d = len(self.models), self.data.X.shape[1]
+        W, c = np.zeros((k, d)), np.zeros(k)
+        lo, hi = np.zeros(k, dtype=np.int8), np.zeros(k, dtype=np.int8)
+        linear = np.zeros(k, dtype=bool)
+        for i, m in enumerate(self.models):
             if isinstance(m, _Constant):
-                rows.append(None)
-                const.append(m.label)
+                lo[i] = hi[i] = m.label
                 continue
             coef = getattr(m, "coef_", None)
             classes = getattr(m, "classes_", None)
-            if coef is None or np.shape(coef)[0] != 1 or classes is None or len(classes) != 2:
+            if (coef is None or np.shape(coef)[0] != 1 or classes is None
+                    or list(classes) != [-1, 1]):
                 return None
-            rows.append((np.ravel(coef), float(np.ravel(m.intercept_)[0]), classes))
-            const.append(0)
-        d = self.data.X.shape[1]
-        W = np.zeros((len(rows), d))
-        c = np.zeros(len(rows))
-        lo = np.zeros(len(rows))
-        hi = np.zeros(len(rows))
-        for i, r in enumerate(rows):
-            if r is None:
-                c[i] = 1.0 if const[i] > 0 else -1.0
-                lo[i] = hi[i] = const[i]
-            else:
-                W[i], c[i] = r[0], r[1]
-                lo[i], hi[i] = r[2][0], r[2][1]
-        return W, c, lo, hi
+            W[i], c[i] = np.ravel(coef), np.ravel(m.intercept_)[0]
+            lo[i], hi[i], linear[i] = -1, 1, True
+        # decision_function > 0 votes +1 (strict); constants are a vote offset.
+        votes = LinearVotes(np.c_[W[linear], c[linear]],
+                            int(np.count_nonzero(~linear & (hi > 0))), k, strict=True)
+        return votes, W, c, lo, hi
 
     def predict_one(self, x):
         if self._stack is not None:
-            W, c, lo, hi = self._stack
+            _, W, c, lo, hi = self._stack
             return np.where(W @ x + c > 0, hi, lo).astype(np.int8)
         return np.array([int(m.predict(x[None, :])[0]) for m in self.models], dtype=np.int8)
 
     def vote(self, X):
-        k = len(self.models)
         if self._stack is not None:
-            W, c, lo, hi = self._stack
-            out = np.empty(X.shape[0])
-            step = max(1, 4_000_000 // max(k, 1))
-            for s in range(0, X.shape[0], step):
-                dec = X[s : s + step] @ W.T + c  # (q, k)
-                labels = np.where(dec > 0, hi, lo)
-                out[s : s + step] = np.count_nonzero(labels > 0, axis=1) / k
-            return out
+            return self._stack[0].vote(X)
+        k = len(self.models)
         total = np.zeros(X.shape[0])
         for m in self.models:
             total += np.asarray(m.predict(X)) > 0

@@ -1,268 +1,16 @@
 """Stemmer's private truly-everlasting robust predictors (PERP): rectangles and stumps."""
 
+from __future__ import annotations
+
 import math
-import numbers
-import warnings
 
 import numpy as np
-from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
-from ..exceptions import BudgetExhaustedError, PrivacyParameterError, PrivacyWarning
 from ..mechanisms.exponential import exponential_mechanism
 from ..mechanisms.laplace import discrete_laplace
-from ._base import QueryBudgetedPredictor, QueryBudgetExhaustedError, _StreamState
-from ._perp_parameters import perp_parameters
-from ._perp_phase import RectanglesRun
+from ._perp_base import _PERPBase
 
 __all__ = ["DecisionStumpPERPClassifier", "RectanglesPERPClassifier"]
-
-#: Above this many rows a preset's initial-sample need is not a dataset anyone has:
-#: the paper preset refuses (instead of silently answering data-independently).
-_IMPOSSIBLE_ROWS = 10**9
-#: Phase 1 may buffer up to t_1 labelled queries (its dataset D); refuse beyond this.
-_MAX_PHASE_ROWS = 2 * 10**9
-
-_PERP_CONSTRAINTS = {
-    **QueryBudgetedPredictor._parameter_constraints,
-    "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
-    "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
-    "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
-    "gamma": [Interval(numbers.Real, 0, 1, closed="right")],
-    "preset": [StrOptions({"paper", "practical", "sharp"})],
-    "slice_size": [Interval(numbers.Integral, 1, None, closed="left"), None],
-    "max_hard": [Interval(numbers.Integral, 1, None, closed="left"), None],
-    "threshold": [Interval(numbers.Real, 0, None, closed="neither"), None],
-    "first_phase_length": [Interval(numbers.Integral, 1, None, closed="left"), None],
-    "verbose": ["verbose"],
-}
-
-
-class _PERPBase(QueryBudgetedPredictor):
-    """Shared fitting, answering and accounting of the PERP predictors.
-
-    Subclasses provide ``_schedule(epsilon, delta, n_features)``, ``_rows_needed``,
-    ``_initial_delta`` and ``_start_run(X, y_pm, rng)`` (returns the run and the
-    column indices the run sees).
-    """
-
-    _parameter_constraints: dict = _PERP_CONSTRAINTS
-    #: The running mechanism's class (a hook for the privacy audits' broken variants).
-    _run_class = RectanglesRun
-
-    def __init__(self, epsilon=1.0, delta=1e-6, alpha=0.1, beta=0.05, gamma=0.5, *,
-                 preset="practical", slice_size=None, max_hard=None, threshold=None,
-                 first_phase_length=None, budget=None, random_state=None, verbose=0,
-                 classes=None):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.alpha = alpha
-        self.beta = beta
-        self.gamma = gamma
-        self.preset = preset
-        self.slice_size = slice_size
-        self.max_hard = max_hard
-        self.threshold = threshold
-        self.first_phase_length = first_phase_length
-        self.budget = budget
-        self.random_state = random_state
-        self.verbose = verbose
-        self.classes = classes
-
-    # ------------------------------------------------------------------ fitting
-    def _perp_parameters(self, epsilon, delta, alpha, beta, n_features):
-        return perp_parameters(
-            epsilon, delta, alpha, beta, self.gamma, n_features, preset=self.preset,
-            n_phases=3, slice_size=self.slice_size, max_hard=self.max_hard,
-            threshold=self.threshold, first_phase_length=self.first_phase_length,
-        )
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Store the initial labelled sample; spends nothing (answers pay).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Two labels; ``classes_[1]`` (the larger) is the positive class.
-
-        Returns
-        -------
-        self
-        """
-        return self._fit(X, y)
-
-    def _fit(self, X, y, classes=None):
-        epsilon, delta = self._check_privacy_params()
-        if delta == 0:
-            raise PrivacyParameterError(
-                f"{type(self).__name__} needs δ > 0 (ChallengeBT, Stopper and RSC are (ε, δ)).")
-        X, y = self._validate_training_data(X, y, reset=True)
-        classes = self._set_classes(y, classes)
-        params = self._schedule(epsilon, delta, X.shape[1])
-        self.classes_ = classes
-        y_pm = self._to_pm(y)
-        self.parameters_ = params
-        self.initial_sample_size_ = self._rows_needed(params, X.shape[1])
-        state = _StreamState(self._new_ledger(epsilon, delta))
-        state.X, state.y = X, y_pm
-        state.started = False
-        state.n_answered = 0
-        state.n_stream = 0
-        state.phase, state.step, state.n_reexecutions = 1, 0, 0
-        self._state = state
-        self._check_sample(stacklevel=4)
-        return self
-
-    def _check_sample(self, stacklevel):
-        n, need = self._state.X.shape[0], self.initial_sample_size_
-        params = self.parameters_
-        if n < need:
-            if self.preset == "paper" and need > _IMPOSSIBLE_ROWS:
-                raise ValueError(
-                    f"{type(self).__name__}(preset='paper') needs {need:.3g} labelled rows "
-                    f"(and phases of {params.first_phase_length:.3g} queries) at these ε, δ, "
-                    f"α, β, γ, d — the paper's constants; got {n}. Use preset='practical' "
-                    "(same mechanisms and privacy proof, smaller utility constants) or see "
-                    "perp_parameters for what each preset needs."
-                )
-            warnings.warn(
-                f"{type(self).__name__}: {n} labelled rows are fewer than the {need} the "
-                f"first phase needs (preset={self.preset!r}); until partial_fit adds rows the "
-                f"predictor answers classes_[0] = {self.classes_[0]} to every query, without "
-                "looking at the data and without spending privacy.",
-                PrivacyWarning,
-                stacklevel=stacklevel,
-            )
-        elif params.first_phase_length * params.n_features > _MAX_PHASE_ROWS:
-            raise ValueError(
-                f"{type(self).__name__}: phase 1 lasts {params.first_phase_length:.3g} queries "
-                "and may have to store each of them; refusing to start a mechanism that "
-                "cannot hold its own phase in memory."
-            )
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None):
-        """Append labelled rows to the initial sample (before the first answered query).
-
-        The first call is ``fit`` (``classes`` required, here or as the parameter).
-        Later calls before any query has been answered from the data pool the rows,
-        so ``fit`` on the concatenation and a sequence of ``partial_fit`` calls give
-        the same predictor (same ``random_state``). Once the mechanism has started, the
-        initial sample is held by running mechanisms (RSC slices, ChallengeBT
-        copies) and cannot grow: a ``ValueError`` is raised, nothing changes.
-
-        Returns
-        -------
-        self
-        """
-        if not hasattr(self, "budget_"):
-            self._check_first_partial_fit(classes)
-            return self._fit(X, y, classes=classes)
-        X, y = self._validate_training_data(X, y, reset=False)
-        self._check_later_partial_fit(y, classes)
-        y_pm = self._to_pm(y)
-        state = self._state
-        if state.started:
-            raise ValueError(
-                f"{type(self).__name__}: the initial sample is already in use by the running "
-                f"mechanism ({state.n_stream} queries answered from it); it cannot grow. "
-                "Fit a new predictor (a new mechanism, charged anew) to use more rows."
-            )
-        state.X = np.concatenate([state.X, X])
-        state.y = np.concatenate([state.y, y_pm])
-        self._check_sample(stacklevel=4)
-        return self
-
-    # ------------------------------------------------------------------ answering
-    def _ready(self):
-        state = self._state
-        return state.started or state.X.shape[0] >= self.initial_sample_size_
-
-    def _start(self):
-        state = self._state
-        eps0, delta0 = self._initial_privacy()
-        self._pay_or_refuse(eps0, delta0, "initial sample (phase-1 slices)")
-        state.started = True
-        state.mechanism, state.columns = self._start_run(state.X, state.y, state.rng)
-        state.X = state.y = None  # held by the mechanism now; never used again
-
-    def _pay_or_refuse(self, epsilon, delta, label):
-        try:
-            self._pay(epsilon, delta, label)
-        except BudgetExhaustedError as exc:
-            raise QueryBudgetExhaustedError(str(exc), np.empty(0, dtype=np.int8)) from exc
-
-    def _answer(self, X):
-        state = self._state
-        n = X.shape[0]
-        if not self._ready():
-            state.n_answered += n
-            return np.full(n, -1, dtype=np.int8)
-        if state.mechanism is None:
-            if state.started:
-                raise QueryBudgetExhaustedError(
-                    f"{type(self).__name__}: this is a copy (deepcopy/pickle) of a predictor "
-                    "whose mechanism is running; continuing it here would fork the mechanism "
-                    "(its noise cannot be shared, and a second run on the same sample costs "
-                    "another ε that the shared ledger budget_ does not have). Use the original.",
-                    np.empty(0, dtype=np.int8),
-                )
-            self._start()
-        sched = self.parameters_.delta_schedule
-        a = state.n_stream
-        delta_q = float(sched.remaining_after(a) - sched.remaining_after(a + n))
-        self._pay_or_refuse(0.0, max(delta_q, 0.0), f"queries {a + 1}–{a + n}")
-        run = state.mechanism
-        labels = run.answer(X[:, state.columns])
-        state.n_answered += n
-        state.n_stream += n
-        state.phase, state.step, state.n_reexecutions = run.phase, run.step, run.n_reexecutions
-        return np.where(labels == 1, 1, -1).astype(np.int8)
-
-    # ------------------------------------------------------------------ attributes
-    @property
-    def queries_answered_(self):
-        """Queries answered so far by this predictor (all calls, data-independent ones too)."""
-        check_is_fitted(self, "budget_")
-        return self._state.n_answered
-
-    @property
-    def phase_(self):
-        """The current phase p (1-based); phase p lasts t_p = t_1·3^(p−1) queries."""
-        check_is_fitted(self, "budget_")
-        state = self._state
-        return state.phase + (1 if state.step == self.parameters_.phase(state.phase).length
-                              else 0)
-
-    @property
-    def next_phase_sample_size_(self):
-        """Queries the current phase still has to answer (and label) before the next starts.
-
-        Phases are data-independent: phase p ends after t_p queries, whose
-        positively labelled ones form the next phase's sample.
-        """
-        check_is_fitted(self, "budget_")
-        state = self._state
-        length = self.parameters_.phase(state.phase).length
-        if state.step == length:
-            return self.parameters_.phase(state.phase + 1).length
-        return length - state.step
-
-    @property
-    def n_reexecutions_(self):
-        """ChallengeBT copies re-executed on their medium queries after a Stopper halt."""
-        check_is_fitted(self, "budget_")
-        return self._state.n_reexecutions
-
-    @property
-    def mechanism_started_(self):
-        """True once the initial sample has been handed to the mechanism (first answer)."""
-        check_is_fitted(self, "budget_")
-        return self._state.started
-
 
 _PRIVACY_COMMON = """
     Privacy
@@ -273,7 +21,10 @@ _PRIVACY_COMMON = """
     Σ_p t_p·δ_p ≤ δ*/2 and δ(0) ≤ δ*/4 — so Σ_i δ(i) ≤ δ* *however long the stream
     runs*; there is no query budget to run out of. ``budget_`` records this: the
     first data-dependent answer charges (ε, δ(0)), every answered query its δ(i)
-    (ε is not summed over records — each record's loss is ε). Privacy holds for
+    (ε is not summed over records — each record's loss is ε). With too few rows
+    the first answer charges (ε, 0) for one noisy count instead (see
+    :func:`~skdp.prediction._perp_scores.noisy_majority_score`), and the queries
+    are never looked at. Privacy holds for
     any query stream, realizable or not, γ-fraction or not; only utility needs the
     assumptions. What is capped: every ChallengeBT copy halts through its Stopper
     (after about k_p "medium" answers) and, as a hard cap, after T = t_p + 1
@@ -331,10 +82,10 @@ class RectanglesPERPClassifier(_PERPBase):
         needs and the per-copy ε_0 = ε/min(2d, ln(2/δ_p)) (about 7.5·10⁹ rows at
         the same setting, 3·10⁵ at ε = 100). ``"sharp"``: slices cut from an
         independent random partition of the positives into 2d parts (each copy
-        at (15/16)·ε, δ_0 = δ_p), ChallengeBT with the pure-DP svt Stopper, and
-        thresholds set by margins instead of union bounds, the initial sample's
-        copies at δ(0) = δ*/4 (about 3.9·10⁷ rows at ε = 1, 2.4·10⁶ at ε = 4,
-        6.5·10³ at ε = 100; its own privacy lemma is in
+        at ε_bt + ε_s = ε, δ_0 = δ_p), ChallengeBT with the pure-DP svt Stopper,
+        and thresholds set by margins instead of union bounds, the initial
+        sample's copies at δ(0) = δ*/4, α_1 = 3α/4 (about 2.7·10⁷ rows at ε = 1,
+        1.7·10⁶ at ε = 4, 4.1·10³ at ε = 100; its own privacy lemma is in
         ``skdp.prediction._perp_sharp``). :func:`perp_parameters` documents
         all three; ``parameters_`` holds the schedule in use.
     slice_size, max_hard : int, optional
@@ -368,8 +119,10 @@ class RectanglesPERPClassifier(_PERPBase):
     parameters_ : PERPParameters
         The per-phase schedule (α_p, β_p, δ_p, m_p, k_p, t_p, Δ_p) in use.
     initial_sample_size_ : int
-        Labelled rows the first phase needs; with fewer, the predictor warns and
-        answers ``classes_[0]`` without using the data (no privacy spent).
+        Labelled rows the first phase needs; with fewer (n is the size of the
+        user's own input, public), ``fit`` warns and the predictor answers one
+        majority label from one ε-DP noisy count, charged at the first answer
+        (``majority_released_``).
     budget_ : PrivacyBudget
         Ledger with total (ε, δ*), shared by deep copies and pickles.
     privacy_spent_ : PrivacyCost
@@ -386,6 +139,9 @@ class RectanglesPERPClassifier(_PERPBase):
     mechanism_started_ : bool
         Whether the sample has been handed to the mechanism (after that,
         ``partial_fit`` refuses).
+    majority_released_ : bool
+        Whether the too-few-rows majority label was released (after that, the
+        predictor answers it for ever).
 """
         + _PRIVACY_COMMON.format(extra="")
         + """
@@ -394,6 +150,10 @@ class RectanglesPERPClassifier(_PERPBase):
     Answers are exactly those of Alg. 5 run one query at a time; they are computed
     in vectorised blocks and do not depend on how the stream is split into
     ``predict`` calls. Memory: the current phase's positively answered queries.
+    ``predict_proba`` and ``decision_function`` answer the next queries of the
+    stream exactly like ``predict`` (and spend alike), with a score: inside,
+    on a boundary band ("medium", P = ½) or outside — the copies' own answers
+    (see :meth:`predict_proba` for the privacy argument).
     Only positive examples of the sample are used (slices take positives first and
     the copies count positives).
 
@@ -459,7 +219,7 @@ first_phase_length, budget, random_state, verbose, classes
     Attributes
     ----------
     classes_, n_features_in_, budget_, privacy_spent_, phase_, queries_answered_, \
-next_phase_sample_size_, n_reexecutions_, mechanism_started_
+next_phase_sample_size_, n_reexecutions_, mechanism_started_, majority_released_
         As for :class:`RectanglesPERPClassifier`.
     parameters_ : PERPParameters
         The inner 1-D schedule.

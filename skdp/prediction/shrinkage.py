@@ -1,24 +1,30 @@
 """Yan's private predictor via shrinkage (GenericPredictor with G_oblivious / G_halfspace)."""
 
+from __future__ import annotations
+
 import math
 import numbers
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ..accounting import PrivacyBudget
 from ..exceptions import PrivacyParameterError, PrivacyWarning
-from ..hypotheses import Halfspaces
+from ..hypotheses import HypothesisClass
 from ._base import QueryBudgetedPredictor, _StreamState
+from ._scored import _AnswerCache, _ScoredAnswers
 from ._shrinkage_answering import _ShrinkageAnswering
+from ._shrinkage_config import _ShrinkageConfig
 from ._shrinkage_parameters import (
     ACCOUNTING,
     CALIBRATIONS,
-    design,
     shrinkage_parameters,
-    stemmer_cutoff,
 )
+from ._small_sample import _SmallSampleFallback
 from ._teachers import (
     TEACHER_PARAMETER_CONSTRAINTS,
     _Blocks,
@@ -26,10 +32,14 @@ from ._teachers import (
     make_teachers,
 )
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
 __all__ = ["PrivatePredictor", "shrinkage_parameters"]
 
 
-class PrivatePredictor(_ShrinkageAnswering, QueryBudgetedPredictor):
+class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering,
+                       _ShrinkageConfig, QueryBudgetedPredictor):
     """Yan's private predictor: noisy teacher votes that pay only for hard queries.
 
     ``fit(X, y)`` splits the labelled sample into ``k`` disjoint random blocks and
@@ -55,8 +65,9 @@ class PrivatePredictor(_ShrinkageAnswering, QueryBudgetedPredictor):
       ``sample_weight``; fitted with ``n_jobs`` processes). A binary L2
       ``LogisticRegression`` is run as ``Halfspaces(d, C=estimator.C)`` (the same
       regularised logistic loss, the intercept penalised too) by the batched
-      solver, with the forced labels as hard constraints. Privacy is unchanged: it
-      depends only on the disjoint blocks and BetweenThresholds.
+      solver, with the forced labels as hard constraints (or, in halfspace mode,
+      through the hard queries). Privacy is unchanged: it depends only on the
+      disjoint blocks and BetweenThresholds.
 
     Parameters
     ----------
@@ -64,7 +75,8 @@ class PrivatePredictor(_ShrinkageAnswering, QueryBudgetedPredictor):
         Teachers' concept class (e.g. ``Thresholds()``, ``Rectangles(2)``,
         ``Halfspaces(5)``). Default: ``Halfspaces(n_features)``.
     estimator : sklearn classifier, optional
-        Use clones of this instead of ``hypotheses`` (``mode="oblivious"`` only).
+        Use clones of this instead of ``hypotheses`` (``mode="halfspace"`` only for a
+        plain binary L2 ``LogisticRegression``).
     epsilon : float, default=1.0
         Total ε of the whole transcript of answers.
     delta : float, default=1e-6
@@ -80,14 +92,18 @@ class PrivatePredictor(_ShrinkageAnswering, QueryBudgetedPredictor):
         queries every teacher's boundary is the same hyperplane, after d + 1 the
         space is a point), else ⌈4·ln(2/δ)⌉ — the cutoff Stemmer's calibration
         needs anyway, so a lower cap would buy no teachers.
-    mode : {"oblivious", "halfspace"}, default="oblivious"
+    mode : {"auto", "oblivious", "halfspace"}, default="auto"
+        ``"auto"``: ``"halfspace"`` for halfspace teachers (``Halfspaces``, the
+        default class, or a plain ``LogisticRegression`` estimator), whose cap of
+        d + 1 hard queries needs the fewest teachers (issue 16's task: 0.90 from
+        n = 3 000 at ε = 1 where oblivious needs 10 000); ``"oblivious"`` otherwise.
+        Set by the public parameters only; ``mode_`` holds the mode used.
     calibration : {"auto", "bsu", "stemmer"}, default="auto"
         BetweenThresholds' analysis: ``"bsu"`` (Yan's: one instance per hard
         query, composed over the cap), ``"stemmer"`` (one instance with cutoff
         max(v, ⌈4·ln(2/δ)⌉), Stemmer 2024 Thm 4.3), ``"auto"`` the one needing
-        fewer teachers (:func:`shrinkage_parameters`). At ε = 1, δ = 10⁻⁶,
-        T = 2·10⁴ and ``thresholds="auto"``: BSU 476 teachers for v = 1, 1 427 for
-        v = 3; Stemmer 2 654 for every v ≤ 59 (BSU: 8 703 for v = 16).
+        fewer teachers (:func:`shrinkage_parameters`; at ε = 1, δ = 10⁻⁶, T = 2·10⁴:
+        BSU 1 856 teachers for v = 3, Stemmer 3 387 for every v ≤ 59).
     thresholds : (float, float) or "auto", default="auto"
         (t_l, t_u) on the vote fraction (public); Yan's are (3/8, 5/8). The privacy
         gap makes the teacher count scale as 1/(t_u − t_l), while the noise (a
@@ -99,8 +115,9 @@ class PrivatePredictor(_ShrinkageAnswering, QueryBudgetedPredictor):
         The stream length T the band is designed for (public; more queries are
         still answered, with more ⊤ from noise).
     small_sample : {"majority", "raise"}, default="majority"
-        What ``fit`` does with fewer rows than teachers: warn and answer one
-        privately estimated majority label (see Notes), or raise ``ValueError``.
+        What ``fit`` does with fewer rows than teachers: warn and answer like
+        subsample-and-aggregate, whose scores tend to the released majority label
+        where its noise dwarfs the votes (see Notes), or raise ``ValueError``.
     n_jobs : int, default=None
         Processes for fitting ``estimator`` teachers (joblib); ignored otherwise.
     accounting : {"tight", "paper"}, default="tight"
@@ -131,6 +148,8 @@ class PrivatePredictor(_ShrinkageAnswering, QueryBudgetedPredictor):
     n_features_in_ : int
     n_teachers_ : int
         Number of teachers k (0 when the sample is too small; see Notes).
+    mode_ : str
+        ``"oblivious"`` or ``"halfspace"`` (``mode="auto"`` resolved).
     calibration_ : str
         ``"bsu"`` or ``"stemmer"``.
     max_hard_queries_ : int
@@ -176,28 +195,32 @@ class PrivatePredictor(_ShrinkageAnswering, QueryBudgetedPredictor):
 
     Notes
     -----
-    *Paper constants:* the BSU noise (μ ~ Lap(2/(ε_bt·k)), ν ~ Lap(6/(ε_bt·k)))
-    and gap condition, the random label on ⊤, the two update rules.
-    *Practical choices:* the thresholds (Yan's 3/8, 5/8 are a parameter), the cap
-    (the paper's v = O(VC·log T) holds only under its utility assumptions), the
-    Stemmer calibration, the δ share δ_bt (``"paper"``: δ/(2·cap)),
-    ``n_teachers="auto"`` (the paper's k = 64/ε_bt·(log(T+1) + log(1/β)) targets
-    accuracy, ours is the privacy minimum), surrogate ERMs for
-    rectangles/halfspaces.
+    *Paper constants:* the BSU noise (μ ~ Lap(2/(ε_bt·k)), ν ~ Lap(6/(ε_bt·k))), the
+    gap condition, the random label on ⊤, the two update rules. *Practical choices:*
+    the thresholds, the cap (the paper's v = O(VC·log T) holds only under its
+    utility assumptions), the Stemmer calibration, the δ share δ_bt, the teacher
+    count (the privacy minimum, not the paper's accuracy-driven k), surrogate ERMs.
+    *Internal state* (``_state``: teachers, rows, the live instance, the generator)
+    is non-private: publish answers, not the fitted object.
 
-    *Internal state.* ``_state`` (teachers, training rows, the live instance, the
-    generator) is non-private: publish answers, not the fitted object.
+    **Scores.** Every answer is one released score p (``predict``: ``classes_[1]``
+    iff p > ½; ``predict_proba``: [1 − p, p]; ``decision_function``: p − ½), a
+    function of the released code and hard-query label (L → t_l/2, R → (1 + t_u)/2,
+    ⊤ → ½ ± (t_u − t_l)/4 on the label's side): post-processing, spent like
+    ``predict``. A row asked again is answered from the transcript, free
+    (``skdp.prediction._scored``). No ``sample_weight``: the teachers' ERMs are
+    unweighted (a weighted form would keep the privacy argument — a row still
+    reaches one teacher — but is not implemented).
 
     **Small samples.** The gap condition needs thousands of teachers (at ε = 1,
-    δ = 10⁻⁶, T = 10⁴: 3 194 with the defaults, 1 758 in halfspace mode), one row
-    each at least. With fewer
-    rows, ``fit`` warns (``PrivacyWarning``, naming the rows needed) and the
-    predictor answers one label for every query: the majority label estimated by
-    one noisy count (#positive rows + discrete Laplace(1/ε) noise against n/2, an
-    ε-DP release charged in full at the first answer, Ghosh et al. 2009) — never
-    worse than a constant. ``small_sample="raise"`` refuses instead. Once that
-    label is released the budget is spent: ``partial_fit`` rows are pooled but the
-    predictor keeps answering it.
+    δ = 10⁻⁶, T = 10⁴: 1 758 in halfspace mode, 3 194 in oblivious mode), one row
+    each at least. With fewer rows, ``fit`` warns (``PrivacyWarning``, naming the
+    rows needed) and the predictor answers as
+    :class:`~skdp.prediction.SubsampleAggregatePredictor` planned for
+    ``planned_queries`` distinct queries would (plan reserved at the first answer;
+    refused beyond; Lemma F in ``skdp.prediction._small_sample``): never worse than
+    that baseline with the same teachers. ``small_sample="raise"`` refuses instead.
+    Once the fallback has answered, ``partial_fit`` rows are pooled but it stays.
 
     ``partial_fit(X, y)`` adds blocks of the original size: k grows and later votes
     have a smaller sensitivity than the instances were calibrated for (still
@@ -233,7 +256,7 @@ class PrivatePredictor(_ShrinkageAnswering, QueryBudgetedPredictor):
         "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
         "max_hard_queries": [Interval(numbers.Integral, 1, 10_000, closed="both"),
                              StrOptions({"auto"})],
-        "mode": [StrOptions({"oblivious", "halfspace"})],
+        "mode": [StrOptions({"auto", "oblivious", "halfspace"})],
         "calibration": [StrOptions(set(CALIBRATIONS))],
         "thresholds": [tuple, list, StrOptions({"auto"})],
         "planned_queries": [Interval(numbers.Integral, 2, None, closed="left")],
@@ -244,24 +267,24 @@ class PrivatePredictor(_ShrinkageAnswering, QueryBudgetedPredictor):
 
     def __init__(
         self,
-        hypotheses=None,
-        estimator=None,
+        hypotheses: HypothesisClass | None = None,
+        estimator: Any = None,
         *,
-        epsilon=1.0,
-        delta=1e-6,
-        n_teachers="auto",
-        max_hard_queries="auto",
-        mode="oblivious",
-        calibration="auto",
-        thresholds="auto",
-        planned_queries=10_000,
-        small_sample="majority",
-        accounting="tight",
-        budget=None,
-        random_state=None,
-        classes=None,
-        n_jobs=None,
-    ):
+        epsilon: float = 1.0,
+        delta: float = 1e-6,
+        n_teachers: int | str = "auto",
+        max_hard_queries: int | str = "auto",
+        mode: str = "auto",
+        calibration: str = "auto",
+        thresholds: tuple[float, float] | str = "auto",
+        planned_queries: int = 10_000,
+        small_sample: str = "majority",
+        accounting: str = "tight",
+        budget: PrivacyBudget | None = None,
+        random_state: int | np.random.Generator | None = None,
+        classes: ArrayLike | None = None,
+        n_jobs: int | None = None,
+    ) -> None:
         self.hypotheses = hypotheses
         self.estimator = estimator
         self.epsilon = epsilon
@@ -280,40 +303,8 @@ class PrivatePredictor(_ShrinkageAnswering, QueryBudgetedPredictor):
         self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ fitting
-    def _check_config(self, n_features):
-        if self.hypotheses is not None and self.estimator is not None:
-            raise ValueError("Pass either hypotheses= or estimator=, not both.")
-        thresholds = self.thresholds
-        if thresholds != "auto":
-            thresholds = tuple(float(t) for t in thresholds)
-            if len(thresholds) != 2 or not 0.0 <= thresholds[0] < thresholds[1] <= 1.0:
-                raise ValueError("thresholds must be (t_l, t_u) with 0 ≤ t_l < t_u ≤ 1, got "
-                                 f"{self.thresholds!r}.")
-        if self.estimator is not None:
-            if not hasattr(self.estimator, "fit") or not hasattr(self.estimator, "predict"):
-                raise TypeError("estimator must be a scikit-learn classifier (fit/predict).")
-            if self.mode == "halfspace":
-                raise ValueError("mode='halfspace' needs hypotheses=Halfspaces(d), not estimator=.")
-            return None, thresholds
-        hyp = self.hypotheses if self.hypotheses is not None else Halfspaces(n_features)
-        if self.mode == "halfspace" and not hyp.supports_through:
-            raise ValueError(
-                f"mode='halfspace' needs a class supporting through= (Halfspaces), got {hyp!r}."
-            )
-        n_hyp = getattr(hyp, "n_features", None)
-        if n_hyp is not None and n_hyp != n_features:
-            raise ValueError(f"{hyp!r} expects {n_hyp} feature(s); X has {n_features}.")
-        return hyp, thresholds
-
-    def _resolve_cap(self, n_features, delta):
-        if self.max_hard_queries != "auto":
-            return int(self.max_hard_queries)
-        if self.mode == "halfspace":
-            return n_features + 1
-        return stemmer_cutoff(delta, 1)
-
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Split ``(X, y)`` into disjoint blocks and train one teacher per block.
 
         Spends no privacy (nothing is released); creates a fresh ledger ``budget_``.
@@ -326,23 +317,8 @@ class PrivatePredictor(_ShrinkageAnswering, QueryBudgetedPredictor):
             raise PrivacyParameterError("PrivatePredictor needs δ > 0 (BetweenThresholds).")
         X, y = self._validate_training_data(X, y, reset=True)
         classes = self._set_classes(y, classes)
-        hyp, thresholds = self._check_config(X.shape[1])
-        cap = self._resolve_cap(X.shape[1], delta)
-        if thresholds == "auto":
-            params = design(epsilon, delta, cap, self.accounting, self.calibration,
-                            self.planned_queries)
-        else:
-            params = shrinkage_parameters(epsilon, delta, cap, self.accounting,
-                                          self.calibration, thresholds)
+        hyp, self.mode_, cap, params, k = self._plan_for(epsilon, delta, X.shape[1])
         k_min = params["min_teachers"]
-        k = k_min if self.n_teachers == "auto" else int(self.n_teachers)
-        if k < k_min:
-            raise PrivacyParameterError(
-                f"n_teachers={k} is below the {k_min} teachers BetweenThresholds' gap "
-                f"condition needs at ε_bt={params['epsilon_bt']:.4g}, δ_bt="
-                f"{params['delta_bt']:.3g} ({params['calibration']} calibration). Use "
-                "n_teachers='auto', a larger ε, wider thresholds or a smaller max_hard_queries."
-            )
         if X.shape[0] < k and self.small_sample == "raise":
             raise ValueError(self._too_few_rows_message(X.shape[0], k))
         self.classes_ = classes
@@ -357,7 +333,8 @@ class PrivatePredictor(_ShrinkageAnswering, QueryBudgetedPredictor):
         state = _StreamState(self._new_ledger(epsilon, delta))
         state.forced_X = np.empty((0, X.shape[1]))
         state.forced_y = np.empty(0, dtype=np.int8)
-        state.majority = None
+        state.fallback = None
+        state.answers = _AnswerCache()
         self._state = state
         state.hypotheses = hyp
         state.k_target = k
@@ -368,20 +345,16 @@ class PrivatePredictor(_ShrinkageAnswering, QueryBudgetedPredictor):
         if X.shape[0] < k:
             warnings.warn(
                 self._too_few_rows_message(X.shape[0], k) + " Until partial_fit brings them, "
-                "the predictor answers one majority label estimated by one noisy count "
-                f"(ε = {epsilon:g}, charged at the first answer).",
+                "the predictor answers like SubsampleAggregatePredictor planned for "
+                f"planned_queries={self.planned_queries} queries (its plan charged at the "
+                "first answer).",
                 PrivacyWarning,
                 stacklevel=3,
             )
+            self._build_fallback()
             return self
         self._build_teachers()
         return self
-
-    def _too_few_rows_message(self, n, k):
-        return (f"{type(self).__name__}: {n} labelled rows cannot make the {k} teachers "
-                f"BetweenThresholds needs at ε = {float(self.epsilon):g}, δ = "
-                f"{float(self.delta):g}; at least {k} rows are needed (one per teacher; "
-                "several per teacher for accurate answers).")
 
     def _build_teachers(self):
         state = self._state
@@ -395,7 +368,7 @@ class PrivatePredictor(_ShrinkageAnswering, QueryBudgetedPredictor):
         self.n_teachers_ = k
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None) -> Self:
         """Add labelled rows as new disjoint teacher blocks (first call: like ``fit``).
 
         ``classes`` is required on the first call (here or as the parameter). Later
@@ -406,27 +379,32 @@ class PrivatePredictor(_ShrinkageAnswering, QueryBudgetedPredictor):
         if not hasattr(self, "budget_"):
             self._check_first_partial_fit(classes)
             return self._fit(X, y, classes=classes)
-        X, y = self._validate_training_data(X, y, reset=False)
-        self._check_later_partial_fit(y, classes)
-        y_pm = self._to_pm(y)
+        return self._add_blocks(X, y, classes)
+
+    def _add_blocks(self, X, y, classes):
+        X, y_pm = self._later_partial_fit_rows(X, y, classes)
         state = self._state
         if state.teachers is None:
             # Still too few rows: pool them and build the teachers once there are
-            # enough — unless a majority label was already released (budget spent).
+            # enough — unless the fallback already answered (its plan is reserved).
             state.pending = (
                 np.concatenate([state.pending[0], X]),
                 np.concatenate([state.pending[1], y_pm]),
             )
-            if state.pending[0].shape[0] >= state.k_target and not self._majority_released():
-                self._build_teachers()
+            if not self._fallback_started():
+                if state.pending[0].shape[0] >= state.k_target:
+                    state.fallback = None
+                    self._build_teachers()
+                else:
+                    self._build_fallback()
             return self
         data = state.teachers.data
         n_new = max(1, math.ceil(X.shape[0] / state.block_size))
         n_new = min(n_new, X.shape[0])
         start = data.n_blocks
         data.add(X, y_pm, _partition(X.shape[0], n_new, state.rng), n_new)
-        through = state.forced_X if self.mode == "halfspace" else None
-        forced = (None, None) if self.mode == "halfspace" else (state.forced_X, state.forced_y)
+        through = state.forced_X if self.mode_ == "halfspace" else None
+        forced = (None, None) if self.mode_ == "halfspace" else (state.forced_X, state.forced_y)
         state.teachers.fit(*forced, through, only=np.arange(start, data.n_blocks))
         self.n_teachers_ = data.n_blocks
         return self

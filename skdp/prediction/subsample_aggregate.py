@@ -1,19 +1,32 @@
 """The subsample-and-aggregate baseline: a fresh noisy teacher vote for every query."""
 
+from __future__ import annotations
+
 import functools
 import math
 import numbers
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..accounting import DiscreteLaplace, PlanItem, account, calibrate, calibrate_plan, compose
+from ..accounting import (
+    DiscreteLaplace,
+    PlanItem,
+    PrivacyBudget,
+    account,
+    calibrate,
+    calibrate_plan,
+    compose,
+)
 from ..exceptions import BudgetExhaustedError
-from ..hypotheses import Halfspaces
+from ..hypotheses import Halfspaces, HypothesisClass
 from ..mechanisms.laplace import geometric_mechanism
 from ._base import QueryBudgetedPredictor, QueryBudgetExhaustedError, _StreamState
+from ._scored import _AnswerCache, _ScoredAnswers
 from ._teachers import (
     TEACHER_PARAMETER_CONSTRAINTS,
     _Blocks,
@@ -21,6 +34,9 @@ from ._teachers import (
     _EstimatorTeachers,
     _partition,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["SubsampleAggregatePredictor"]
 
@@ -58,13 +74,69 @@ def _composed_epsilon(eps_q, delta, j, accounting):
     return account([(DiscreteLaplace(eps_q), j)]).epsilon(delta)
 
 
-class SubsampleAggregatePredictor(QueryBudgetedPredictor):
+class _NoisyCounts:
+    """The one release of subsample-and-aggregate (its fallback use in Yan's predictor
+    shares it)."""
+
+    def _release_counts(self, teachers, X, eps_q):
+        """One ε_q-DP release per row: the count of teachers voting +1 plus exact
+        discrete Laplace noise (:func:`~skdp.mechanisms.geometric_mechanism`;
+        sensitivity 1, since one changed row changes one teacher of disjoint blocks).
+        A hook the privacy audit's broken variant overrides; nothing else should."""
+        k = teachers.data.n_blocks
+        counts = np.rint(teachers.vote(X) * k).astype(np.int64)
+        return np.asarray(geometric_mechanism(counts, eps_q, random_state=self._state.rng),
+                          dtype=np.int64)
+
+
+class VoteScores:
+    """Scores of released noisy counts: post-processing of the transcript only.
+
+    For the t-th released count N_t = c_t + Z_t of k teachers the score is the
+    posterior probability of "all teachers vote +1" against "none does" under a
+    two-point prior π_t on the vote: logit p_t = logit π_t + ε_q·(|N_t| − |N_t − k|)
+    (the discrete Laplace likelihood ratio). π_t = (Σ_{s<t} N_s/k + 1)/(t + 1) — the
+    mean of the *released* counts before t, shrunk towards ½ — clipped to
+    [0.001, 0.999]. With π_t = ½ this is the noisy majority (p_t > ½ iff 2N_t > k);
+    where the noise dwarfs the teachers' votes (few rows) the released prior takes
+    over and the answer tends to the majority label. An exact tie (p_t = ½) is broken
+    by a fair coin, moving p_t by 10⁻⁹. p_t ∈ [10⁻¹², 1 − 10⁻¹²].
+
+    Privacy: p_t is a function of N_1, …, N_t (and a coin), so the scores are exactly
+    as private as the counts (post-processing).
+    """
+
+    def __init__(self) -> None:
+        self.total = 0.0
+        self.n = 0
+
+    def __call__(self, noisy: NDArray[np.int64], k: int, eps_q: float,
+                 rng: np.random.Generator) -> NDArray[np.float64]:
+        before = self.total + np.concatenate([[0.0], np.cumsum(noisy[:-1] / k)])
+        t = self.n + np.arange(noisy.size)
+        prior = np.clip((before + 1.0) / (t + 2.0), 1e-3, 1.0 - 1e-3)
+        self.total += float(np.sum(noisy / k))
+        self.n += int(noisy.size)
+        nf = noisy.astype(float)
+        logit = np.log(prior / (1.0 - prior)) + eps_q * (np.abs(nf) - np.abs(nf - k))
+        p = np.clip(0.5 * (1.0 + np.tanh(0.5 * logit)), 1e-12, 1.0 - 1e-12)
+        coin = rng.random(noisy.size) < 0.5
+        return np.where(p == 0.5, np.where(coin, 0.5 + 1e-9, 0.5 - 1e-9), p)
+
+
+class SubsampleAggregatePredictor(_ScoredAnswers, _NoisyCounts, QueryBudgetedPredictor):
     """Dwork–Feldman subsample-and-aggregate: a noisy majority of k teachers per query.
 
-    ``fit`` trains one teacher per disjoint random block. Each query's answer is
-    the majority of the noisy count c + Z of teachers voting ``classes_[1]``
-    (Z exact discrete Laplace, :func:`~skdp.mechanisms.geometric_mechanism`), with
-    per-query ε_q = :func:`~skdp.accounting.calibrate` (ε, δ, T, "optimal"): the
+    ``fit`` trains one teacher per disjoint random block. Each new query releases
+    the noisy count N = c + Z of teachers voting ``classes_[1]`` (Z exact discrete
+    Laplace, :func:`~skdp.mechanisms.geometric_mechanism`) and answers its score p
+    (:class:`VoteScores`: the noisy majority, shrunk towards the majority of the
+    earlier released counts): ``predict`` is ``classes_[1]`` iff p > ½,
+    ``predict_proba`` is [1 − p, p] and ``decision_function`` p − ½, all from the
+    same release. A row asked again is answered from the transcript, free
+    (``skdp.prediction._scored``). ``fit`` takes no ``sample_weight`` (the teachers'
+    ERMs are unweighted). Per-query ε_q =
+    :func:`~skdp.accounting.calibrate` (ε, δ, T, "optimal"): the
     exact optimal composition of T pure ε_q-DP answers is (ε, δ)-DP, so ε_q ≈
     ε/√(2T ln(1/δ)) — the √T dependence Yan's predictor avoids. With
     ``accounting="tight"`` (default) the T discrete-Laplace answers go through
@@ -81,7 +153,8 @@ class SubsampleAggregatePredictor(QueryBudgetedPredictor):
     delta : float, default=1e-6
         Total δ (the slack of the optimal composition).
     n_queries : int, default=1000
-        The planned number of queries T. The predictor raises once T are used.
+        The planned number of distinct queries T. The predictor raises once T are
+        used (repeated rows are answered from the transcript and do not count).
     n_teachers : int or "auto", default="auto"
         Number k of blocks; ``"auto"``: ⌈4/ε_q⌉ (so the noise's scale is a quarter
         of k) but at most n/10 rows' worth of blocks (at least one).
@@ -126,8 +199,9 @@ class SubsampleAggregatePredictor(QueryBudgetedPredictor):
     -------
     One changed row changes one teacher, so the count has sensitivity 1 and each
     answer is ε_q-DP (geometric mechanism; Ghosh, Roughgarden & Sundararajan 2009),
-    a ``DiscreteLaplace(ε_q)`` event (the majority and the tie coin are
-    post-processing of the noisy count); T answers compose to (ε, δ) by the
+    a ``DiscreteLaplace(ε_q)`` event (the score — hence the label, the
+    probabilities and the decision value — is post-processing of the released
+    counts and a coin); T answers compose to (ε, δ) by the
     smaller of the accountant's bound and exact optimal composition (``"tight"``;
     each is an upper bound) or by exact optimal composition alone (Kairouz, Oh &
     Viswanath 2015, Thm 3.3; ``"paper"``). A call that would exceed T queries
@@ -164,18 +238,18 @@ class SubsampleAggregatePredictor(QueryBudgetedPredictor):
 
     def __init__(
         self,
-        hypotheses=None,
-        estimator=None,
+        hypotheses: HypothesisClass | None = None,
+        estimator: Any = None,
         *,
-        epsilon=1.0,
-        delta=1e-6,
-        n_queries=1000,
-        n_teachers="auto",
-        accounting="tight",
-        budget=None,
-        random_state=None,
-        classes=None,
-    ):
+        epsilon: float = 1.0,
+        delta: float = 1e-6,
+        n_queries: int = 1000,
+        n_teachers: int | str = "auto",
+        accounting: str = "tight",
+        budget: PrivacyBudget | None = None,
+        random_state: int | np.random.Generator | None = None,
+        classes: ArrayLike | None = None,
+    ) -> None:
         self.hypotheses = hypotheses
         self.estimator = estimator
         self.epsilon = epsilon
@@ -188,8 +262,11 @@ class SubsampleAggregatePredictor(QueryBudgetedPredictor):
         self.classes = classes
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Split ``(X, y)`` into disjoint blocks and train one teacher per block (free)."""
+        return self._fit_blocks(X, y)
+
+    def _fit_blocks(self, X, y):
         epsilon, delta = self._check_privacy_params()
         X, y = self._validate_training_data(X, y, reset=True)
         classes = self._set_classes(y)
@@ -216,12 +293,15 @@ class SubsampleAggregatePredictor(QueryBudgetedPredictor):
             self.estimator, data
         )
         state.teachers.fit(None, None, None)
+        state.answers = _AnswerCache()
+        state.scores = VoteScores()
         self._state = state
         self.n_teachers_ = k
         return self
 
     @property
-    def n_queries_used_(self):
+    def n_queries_used_(self) -> int:
+        """Distinct queries answered by this predictor and its copies."""
         check_is_fitted(self, "budget_")
         used = 0
         for label in self._ledger_labels():
@@ -240,12 +320,12 @@ class SubsampleAggregatePredictor(QueryBudgetedPredictor):
             float(self.epsilon),
         )
 
-    def _answer(self, X):
+    def _answer_scores(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         n = X.shape[0]
         used = self.n_queries_used_
         if used + n > self.n_queries:
             raise QueryBudgetExhaustedError(
-                f"{type(self).__name__}: {n} queries asked but only "
+                f"{type(self).__name__}: {n} new queries asked but only "
                 f"{self.n_queries - used} of the planned n_queries={self.n_queries} remain "
                 "(for this predictor and its copies). Nothing was answered or spent."
             )
@@ -256,10 +336,6 @@ class SubsampleAggregatePredictor(QueryBudgetedPredictor):
         except BudgetExhaustedError as exc:
             raise QueryBudgetExhaustedError(str(exc)) from exc
         state = self._state
-        k = state.teachers.data.n_blocks
-        counts = np.rint(state.teachers.vote(X) * k).astype(np.int64)
-        noisy = geometric_mechanism(counts, self.epsilon_query_, random_state=state.rng)
-        # Majority of the noisy count; an exact tie is broken by a fair coin.
-        twice = 2 * np.asarray(noisy, dtype=np.int64)
-        tie = state.rng.random(n) < 0.5
-        return np.where((twice > k) | ((twice == k) & tie), 1, -1).astype(np.int8)
+        noisy = self._release_counts(state.teachers, X, self.epsilon_query_)
+        return state.scores(noisy, state.teachers.data.n_blocks, self.epsilon_query_,
+                            state.rng)

@@ -22,14 +22,19 @@ from skdp import (
     PrivacyParameterError,
     PrivacyWarning,
 )
-from skdp.accounting import BoundedRange, account
+from skdp.accounting import account
 from skdp.decision_list import (
     DPDecisionListClassifier,
     GreedyDecisionListClassifier,
     emcover_step_epsilon,
 )
-from skdp.decision_list._accounting import tight_step_epsilon
+from skdp.decision_list._accounting import (
+    emcover_histogram_step_epsilon,
+    release_events,
+    tight_step_epsilon,
+)
 from skdp.decision_list._greedy_cover import greedy_cover, predict_codes
+from skdp.exceptions import StaleStateError
 from skdp.preprocessing import PublicBoundsBinarizer
 
 # Most tests fit without the public label set; its warning is tested on its own below.
@@ -52,7 +57,7 @@ def _naive_cover(X, y, n_classes, max_rules, select):
             for b in range(n_classes):
                 scores.append(-int(np.sum(fires & (y != b))))
                 cover.append(int(fires.sum()))
-        pick = select(np.array(scores), np.array(cover), False)
+        pick = select(np.array(scores), np.array(cover))
         cand, b = divmod(pick, n_classes)
         if cand == idx.size:
             default = b
@@ -62,10 +67,7 @@ def _naive_cover(X, y, n_classes, max_rules, select):
         labs.append(b)
         available[f] = False
         remaining &= ~X[:, f]
-    if default is None:
-        tot = np.bincount(y[remaining], minlength=n_classes)
-        default = select(tot - tot.sum(), np.full(n_classes, tot.sum()), True)
-    return feats, labs, default
+    return feats, labs, -1 if default is None else default
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -78,7 +80,7 @@ def test_incremental_counts_match_naive_cover(seed, n_classes):
 
     def make_select():
         gen = np.random.default_rng(seed)
-        return lambda s, c, is_default: int(np.argmax(s + gen.gumbel(size=s.size)))
+        return lambda s, c: int(np.argmax(s + gen.gumbel(size=s.size)))
 
     fast = greedy_cover(X, y, n_classes, max_rules=10, select=make_select())
     feats, labs, default = _naive_cover(X, y, n_classes, 10, make_select())
@@ -165,16 +167,16 @@ def test_paper_accounting_picks_the_larger_step_and_charges_what_it_guarantees()
     X, y = planted(d=12)
     many = paper_list(epsilon=1.0, delta=1e-6, accounting="paper",
                                     random_state=0).fit(X, y)
-    # 13 selections: basic gives 1/13 ≈ 0.077 > EMCover's 1/30.6 ≈ 0.033
+    # 12 selections + the ε̂/2 histogram: basic gives 1/12.5 = 0.08 > EMCover's ≈ 0.033
     assert many.accounting_ == "basic"
-    assert many.step_epsilon_ == pytest.approx(1 / 13)
+    assert many.step_epsilon_ == pytest.approx(1 / 12.5)
     assert many.privacy_spent_ == (1.0, 0.0)
     em = paper_list(epsilon=1.0, delta=1e-6, accounting="emcover",
                                   random_state=0).fit(X, y)
     assert em.accounting_ == "emcover"
-    assert em.step_epsilon_ == pytest.approx(emcover_step_epsilon(1.0, 1e-6))
+    assert em.step_epsilon_ == pytest.approx(emcover_histogram_step_epsilon(1.0, 1e-6))
     assert em.privacy_spent_ == (1.0, 1e-6)
-    X50 = np.hstack([X] * 5)  # 60 features: 61 selections, EMCover wins
+    X50 = np.hstack([X] * 5)  # 60 features: 61 steps, EMCover wins
     paper = paper_list(epsilon=1.0, delta=1e-6, accounting="paper",
                                      random_state=0).fit(X50, y)
     assert paper.accounting_ == "emcover"
@@ -183,24 +185,24 @@ def test_paper_accounting_picks_the_larger_step_and_charges_what_it_guarantees()
 def test_auto_accounting_takes_the_tight_accountant_where_it_wins():
     X, y = planted(d=12)
     auto = paper_list(epsilon=1.0, delta=1e-6, random_state=0).fit(X, y)
-    # 13 ε̂-bounded-range selections by the accountant: ε̂ ≈ 0.12 > basic's 1/13
+    # 12 ε̂-bounded-range selections and the ε̂/2 histogram by the accountant: ε̂ ≈ 0.12
     assert auto.accounting_ == "tight"
-    assert auto.step_epsilon_ == tight_step_epsilon(1.0, 1e-6, 13) > 1.01 / 13
+    assert auto.step_epsilon_ == tight_step_epsilon(1.0, 1e-6, 13) > 1.01 / 12.5
     assert auto.privacy_spent_ == (1.0, 1e-6)
-    assert account([(BoundedRange(auto.step_epsilon_), 13)]).epsilon(1e-6) <= 1.0
-    X60 = np.hstack([X] * 5)  # 61 selections: still the accountant, above EMCover
+    assert account(release_events(auto.step_epsilon_, 13)).epsilon(1e-6) <= 1.0
+    X60 = np.hstack([X] * 5)  # 61 steps: still the accountant, above EMCover
     assert paper_list(epsilon=1.0, random_state=0).fit(X60, y).accounting_ \
         == "tight"
-    X360 = np.hstack([X] * 30)  # 361 selections: EMCover (independent of the count) wins
+    X360 = np.hstack([X] * 30)  # 361 steps: EMCover (independent of the count) wins
     long = paper_list(epsilon=1.0, random_state=0).fit(X360, y)
     assert long.accounting_ == "emcover"
-    assert long.step_epsilon_ == emcover_step_epsilon(1.0, 1e-6)
-    # 5 selections: the accountant's gain over ε/5 is < 1 %, so auto stays pure
+    assert long.step_epsilon_ == emcover_histogram_step_epsilon(1.0, 1e-6)
+    # 5 steps: the accountant's gain over basic is < 1 %, so auto stays pure
     short = paper_list(epsilon=1.0, max_rules=4, random_state=0).fit(X, y)
     assert short.accounting_ == "basic" and short.privacy_spent_ == (1.0, 0.0)
     tight = paper_list(epsilon=1.0, max_rules=4, accounting="tight",
                                      random_state=0).fit(X, y)
-    assert tight.accounting_ == "tight" and tight.step_epsilon_ >= 1.0 / 5
+    assert tight.accounting_ == "tight" and tight.step_epsilon_ >= 1.0 / 4.5
 
 
 @pytest.mark.parametrize("accounting", ["emcover", "tight"])
@@ -209,15 +211,15 @@ def test_delta_zero_falls_back_to_basic_and_says_so(accounting):
     with pytest.warns(PrivacyWarning, match="basic composition"):
         clf = paper_list(epsilon=1.0, delta=0.0, accounting=accounting).fit(X, y)
     assert clf.accounting_ == "basic"
-    assert clf.step_epsilon_ == pytest.approx(1.0 / 7)
+    assert clf.step_epsilon_ == pytest.approx(1.0 / 6.5)
     assert clf.privacy_spent_ == (1.0, 0.0)
 
 
 def test_max_rules_caps_the_list_whatever_the_data():
     X, y = planted(d=12, noise=0.3)
     clf = paper_list(epsilon=1.0, max_rules=4, random_state=0).fit(X, y)
-    assert len(clf.rules_) <= 4 and clf.n_selections_ <= 5
-    assert clf.step_epsilon_ == pytest.approx(1.0 / 5)
+    assert len(clf.rules_) <= 4 and clf.n_selections_ <= 4
+    assert clf.step_epsilon_ == pytest.approx(1.0 / 4.5)
 
 
 # -- budgets: clone, deepcopy, pickle, grid search -----------------------------------
@@ -283,43 +285,71 @@ def test_pipeline_with_public_binarizer_and_cross_val_score():
 
 
 # -- partial_fit ---------------------------------------------------------------------
-def test_partial_fit_blocks_equal_fit_on_concatenation():
+def test_partial_fit_releases_on_a_public_schedule_and_predict_never_spends():
+    """Calls 1, 3, 7, … release a list learned on their chunk; predict reads only."""
     X, y = planted(noise=0.05)
-    whole = DPDecisionListClassifier(epsilon=1.0, random_state=11).fit(X, y)
-    stream = DPDecisionListClassifier(epsilon=1.0, random_state=11)
-    for block in np.array_split(np.arange(len(y)), 7):
-        stream.partial_fit(sp.csr_matrix(X[block]), y[block], classes=[0, 1])
-    np.testing.assert_array_equal(stream.predict(X), whole.predict(X))
-    assert stream.rules_ == whole.rules_ and stream.n_releases_ == 1
-    assert stream.privacy_spent_ == whole.privacy_spent_
+    budget = PrivacyBudget(epsilon=10.0, delta=1e-5)
+    clf = DPDecisionListClassifier(epsilon=1.0, classes=[0, 1], budget=budget, random_state=0)
+    blocks = np.array_split(np.arange(len(y)), 7)
+    releases = []
+    for block in blocks:
+        clf.partial_fit(X[block], y[block])
+        releases.append(clf.n_releases_)
+        before = copy.deepcopy(clf.__dict__)
+        charges = len(budget.charges)
+        clf.predict(X[:50])
+        clf.predict_proba(X[:50])
+        clf.decision_function(X[:50])
+        assert len(budget.charges) == charges  # predict never pays
+        assert clf.__dict__.keys() == before.keys() and clf.rules_ == before["rules_"]
+        assert clf._stream.version == before["_stream"].version  # nor moves the stream
+    assert releases == [1, 1, 2, 2, 2, 2, 3]
+    # one charge for the whole stream: each row is used by exactly one release
+    assert len(budget.charges) == 1 and budget.spent.epsilon == pytest.approx(1.0)
+    assert clf.privacy_spent_.epsilon == pytest.approx(1.0)
+    # the last release is fit's routine on the chunk of calls 4..7
+    assert clf.score(X, y) > 0.8
+
+
+def test_progressive_validation_pays_once():
+    """river-style predict-then-learn, one row at a time: one charge, not one per row."""
+    X, y = planted(d=6)
+    budget = PrivacyBudget(epsilon=1.0, delta=1e-5)
+    clf = DPDecisionListClassifier(epsilon=1.0, classes=[0, 1], budget=budget, random_state=0)
+    clf.partial_fit(X[:1], y[:1])
+    right = 0
+    for i in range(1, 300):
+        right += clf.predict(X[i : i + 1])[0] == y[i]
+        assert clf.predict_proba(X[i : i + 1]).shape == (1, 2)
+        clf.partial_fit(X[i : i + 1], y[i : i + 1])
+    assert len(budget.charges) == 1 and budget.spent.epsilon == pytest.approx(1.0)
+    assert clf.n_releases_ == 8  # calls 1, 3, 7, …, 255
+    # a stale copy cannot continue the stream (its noise would repeat)
+    twin = copy.deepcopy(clf)
+    clf.partial_fit(X[:5], y[:5])
+    with pytest.raises(StaleStateError):
+        twin.partial_fit(X[:5], y[:5])
+
+
+def test_partial_fit_first_call_is_refused_unchanged_when_unpaid():
+    X, y = planted(d=6)
+    budget = PrivacyBudget(epsilon=0.5)
+    clf = DPDecisionListClassifier(epsilon=1.0, classes=[0, 1], budget=budget)
+    with pytest.raises(BudgetExhaustedError):
+        clf.partial_fit(X[:10], y[:10])
+    assert not hasattr(clf, "classes_") and budget.spent.epsilon == 0
+
+
+def test_greedy_partial_fit_equals_fit_on_the_concatenation():
+    X, y = planted(noise=0.05)
     greedy = GreedyDecisionListClassifier()
     for block in np.array_split(np.arange(len(y)), 5):
         greedy.partial_fit(X[block], y[block], classes=[0, 1])
-    assert greedy.release().rules_ == GreedyDecisionListClassifier().fit(X, y).rules_
-
-
-def test_partial_fit_releases_are_charged_and_budget_exhaustion_keeps_the_list():
-    X, y = planted(d=6)
-    budget = PrivacyBudget(epsilon=2.0, delta=1e-5)  # 7 selections: tight, (ε, δ) releases
-    clf = paper_list(epsilon=1.0, budget=budget, random_state=0)
-    clf.partial_fit(X[:1000], y[:1000], classes=[0, 1])
-    clf.predict(X[:5])  # release 1
-    clf.predict(X[:5])  # nothing new: no release, no charge
-    assert budget.spent.epsilon == pytest.approx(1.0) and clf.n_releases_ == 1
-    clf.partial_fit(X[1000:2000], y[1000:2000])
-    clf.release()  # release 2 (from all 2000 rows)
-    assert clf.privacy_spent_ == (2.0, 2e-6) and clf.n_releases_ == 2
-    last = list(clf.rules_)
-    clf.partial_fit(X[2000:], y[2000:])
-    with pytest.warns(PrivacyWarning, match="keeping the last released list"):
-        clf.predict(X[:5])
-    assert clf.rules_ == last and clf.n_releases_ == 2
-    assert budget.spent.epsilon == pytest.approx(2.0)
-    # with no list to keep, an unpaid first release raises
-    empty = paper_list(epsilon=1.0, budget=budget)
-    empty.partial_fit(X[:10], y[:10], classes=[0, 1])
-    with pytest.raises(BudgetExhaustedError):
-        empty.predict(X[:5])
+    whole = GreedyDecisionListClassifier().fit(X, y)
+    assert greedy.rules_ == whole.rules_
+    np.testing.assert_allclose(greedy.predict_proba(X), whole.predict_proba(X))
+    with pytest.warns(FutureWarning, match="release"):
+        assert greedy.release() is greedy
 
 
 def test_partial_fit_input_checks():
@@ -436,12 +466,14 @@ def test_pickled_fitted_estimator_predicts_the_same():
     assert twin.privacy_spent_ == clf.privacy_spent_ and twin.export_text() == clf.export_text()
 
 
-def test_partial_fit_after_fit_composes_and_never_reuses_noise():
+def test_partial_fit_after_fit_continues_the_stream_and_never_reuses_noise():
     X, y = planted(d=6)
     clf = paper_list(epsilon=1.0, random_state=0).fit(X[:1500], y[:1500])
-    clf.partial_fit(X[1500:], y[1500:])
-    clf.release()
-    assert clf.n_releases_ == 2 and clf.privacy_spent_ == (2.0, 2e-6)  # two (1, 1e-6)
+    fitted = list(clf.rules_)
+    clf.partial_fit(X[1500:2000], y[1500:2000])  # call 2: buffered
+    assert clf.rules_ == fitted and clf.n_releases_ == 1
+    clf.partial_fit(X[2000:], y[2000:])  # call 3: the chunk of calls 2-3 is released
+    assert clf.n_releases_ == 2 and clf.privacy_spent_ == (1.0, 1e-6)  # disjoint rows
     # the release after fit draws from fit's generator, not a re-seeded copy of it
     state_after_fit = paper_list(epsilon=1.0, random_state=0).fit(
         X[:1500], y[:1500])._rng.bit_generator.state

@@ -7,8 +7,9 @@ from _planted import planted
 from scipy.stats import chisquare
 
 from skdp import PrivacyBudget
-from skdp.accounting import BoundedRange, account
+from skdp.accounting import account
 from skdp.decision_list import DPDecisionListClassifier, GreedyDecisionListClassifier
+from skdp.decision_list._accounting import release_events
 from skdp.decision_list._greedy_cover import greedy_cover, predict_codes
 from skdp.decision_list._net_cover import default_n_rules, net_selector
 
@@ -32,13 +33,12 @@ def _naive_net_cover(X, y, n_classes, n_rules, weight, negations, select):
                 right = int(np.sum(fires & (y == b)))
                 scores.append(right - weight * (int(fires.sum()) - right))
                 cover.append(int(fires.sum()))
-        cand, b = divmod(select(np.array(scores), np.array(cover), False), n_classes)
+        cand, b = divmod(select(np.array(scores), np.array(cover)), n_classes)
         f, sign = literals[cand]
         rules.append((f, sign, b))
         available[f] = False
         remaining &= X[:, f] != sign
-    counts = np.bincount(y[remaining], minlength=n_classes)
-    return rules, select(counts, np.full(n_classes, counts.sum()), True)
+    return rules
 
 
 @pytest.mark.parametrize("negations", [False, True])
@@ -50,19 +50,19 @@ def test_incremental_net_cover_matches_naive(negations, n_classes):
 
     def make_select():
         gen = np.random.default_rng(5)
-        return lambda s, c, d: int(np.argmax(s + 3 * gen.gumbel(size=s.size)))
+        return lambda s, c: int(np.argmax(s + 3 * gen.gumbel(size=s.size)))
 
     fast = greedy_cover(sp.csr_matrix(X), y, n_classes, max_rules=6, select=make_select(),
                         score="net", error_weight=1.5, negations=negations, allow_true=False)
-    rules, default = _naive_net_cover(X, y, n_classes, 6, 1.5, negations, make_select())
+    rules = _naive_net_cover(X, y, n_classes, 6, 1.5, negations, make_select())
     assert list(zip(fast.features, fast.signs, fast.labels, strict=True)) == rules
-    assert fast.default == default
+    assert fast.default == -1  # the rows left are labelled from the released counts
     # prediction with negated literals: the first rule whose literal holds
     Xc = sp.csr_matrix(X)
-    out = predict_codes(Xc, fast.features, fast.labels, fast.default, 10, fast.signs)
+    out = predict_codes(Xc, fast.features, fast.labels, n_classes, 10, fast.signs)
     for row, o in zip(X, out, strict=True):
         fired = [b for f, s, b in rules if row[f] == s]
-        assert o == (fired[0] if fired else default)
+        assert o == (fired[0] if fired else n_classes)
 
 
 def test_default_number_of_rules_uses_public_quantities_only():
@@ -73,21 +73,21 @@ def test_default_number_of_rules_uses_public_quantities_only():
     for n in (200, 3000):  # n does not change the list's length or the steps
         clf = DPDecisionListClassifier(epsilon=2.0, classes=[0, 1], random_state=0)
         clf.fit(X[:n], y[:n])
-        assert len(clf.rules_) == 4 and clf.n_selections_ == 5
+        assert len(clf.rules_) == 4 and clf.n_selections_ == 4  # + the noisy histogram
 
 
 def test_net_cover_accounting():
     X, y = planted()
-    # ε = 4: 8 rules + default = 9 bounded-range steps through the accountant
+    # ε = 4: 8 bounded-range rule steps + the ε̂/2 histogram through the accountant
     clf = DPDecisionListClassifier(epsilon=4.0, classes=[0, 1], random_state=0).fit(X, y)
-    assert clf.accounting_ == "tight" and clf.step_epsilon_ > 1.01 * 4.0 / 9
-    assert account([(BoundedRange(clf.step_epsilon_), 9)]).epsilon(1e-6) <= 4.0
+    assert clf.accounting_ == "tight" and clf.step_epsilon_ > 1.01 * 4.0 / 8.5
+    assert account(release_events(clf.step_epsilon_, 9)).epsilon(1e-6) <= 4.0
     assert clf.privacy_spent_ == (4.0, 1e-6)
-    # "paper" (the prototype's accounting) and "basic": ε/(K + 1), pure
+    # "paper" (the prototype's accounting) and "basic": ε/(K + 1/2), pure
     for accounting in ("paper", "basic"):
         clf = DPDecisionListClassifier(epsilon=4.0, accounting=accounting, classes=[0, 1],
                                        random_state=0).fit(X, y)
-        assert clf.accounting_ == "basic" and clf.step_epsilon_ == pytest.approx(4.0 / 9)
+        assert clf.accounting_ == "basic" and clf.step_epsilon_ == pytest.approx(4.0 / 8.5)
         assert clf.privacy_spent_ == (4.0, 0.0)
 
 
@@ -101,16 +101,15 @@ def test_emcover_is_refused_for_the_net_cover_before_any_privacy_is_spent():
 
 
 def test_net_selector_samples_the_lemma_distribution():
-    """Rule step ∝ exp(ε̂q/(1 + λ)); default step ∝ exp(ε̂n_b) (chi-square, α = 1e-6)."""
+    """Rule step ∝ exp(ε̂q/(1 + λ)) (chi-square, α = 1e-6)."""
     step, lam, n = 1.2, 2.0, 20_000
     scores = np.array([0.0, 1.0, 3.0, -2.0])
     rng = np.random.default_rng(0)
     select = net_selector(step, lam, rng)
-    for is_default, scale in ((False, step / (1 + lam)), (True, step)):
-        draws = np.array([select(scores, scores, is_default) for _ in range(n)])
-        p = np.exp(scale * scores)
-        p /= p.sum()
-        assert chisquare(np.bincount(draws, minlength=4), n * p).pvalue > 1e-6
+    draws = np.array([select(scores, scores) for _ in range(n)])
+    p = np.exp(step / (1 + lam) * scores)
+    p /= p.sum()
+    assert chisquare(np.bincount(draws, minlength=4), n * p).pvalue > 1e-6
 
 
 def test_dp_net_cover_learns_a_planted_list_and_beats_the_paper_at_moderate_epsilon():

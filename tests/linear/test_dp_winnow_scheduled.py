@@ -44,7 +44,9 @@ def test_defaults_learn_a_large_margin_stream(rng):
     clf = _fit_quiet(DPWinnowClassifier(epsilon=4.0, margin=1.0, random_state=0), X, y)
     p = clf.parameters_
     assert p.setting == "scheduled" and p.learns and not clf.constant_fallback_
-    assert clf.n_updates_ == len(y) // p.window  # complete windows only
+    # K = ⌈T/B⌉ releases: the last, partial window is released at row T
+    assert clf.n_updates_ == p.max_updates == -(-len(y) // p.window)
+    assert len(y) % p.window and clf.updates_exhausted_
     assert clf._scores[0] > 3 * np.abs(clf._scores[1:-1]).max()
     assert clf._n_mistakes < 0.1 * len(y) and clf.score(X, y) == 1.0
 
@@ -58,7 +60,8 @@ def test_block_equivalence_and_public_window_boundaries(rng):
         warnings.simplefilter("ignore")
         for start, stop in [(0, 1), (1, 63), (63, 64), (64, 1000), (1000, 3000)]:
             blocks.partial_fit(X[start:stop], y[start:stop], classes=[0, 1])
-            assert blocks.n_updates_ == stop // 64  # one release per 64 rows, no more
+            # one release per 64 rows, no more, and one at the horizon T = 3000
+            assert blocks.n_updates_ == stop // 64 + (stop == 3000)
     np.testing.assert_array_equal(one.weights_, blocks.weights_)
     assert (one.n_updates_, one._n_mistakes) == (blocks.n_updates_, blocks._n_mistakes)
 

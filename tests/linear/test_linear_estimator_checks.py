@@ -29,6 +29,7 @@ _RANGE_CHECKS = [
     "check_classifier_data_not_an_array",
     "check_classifiers_classes",
     "check_classifiers_train",
+    "check_decision_proba_consistency",
     "check_dict_unchanged",
     "check_dont_overwrite_parameters",
     "check_estimators_dtypes",
@@ -91,6 +92,12 @@ _BARE = [
     DPWinnowClassifier(),
     OnlineDecisionListClassifier(),
     OnlineDecisionListClassifier(binarize=None, random_state=0),
+    # tuned instances, as the tests and examples use them
+    WinnowClassifier(learning_rate=0.5, bounds=(-10.0, 10.0)),
+    ConfidentWinnowClassifier(learning_rate=0.5, margin=0.5, bounds=(-10.0, 10.0)),
+    DPWinnowClassifier(epsilon=4.0, margin=1.0, bounds=(-10.0, 10.0), random_state=0),
+    DPWinnowClassifier(setting="practical", margin=1.0, epsilon=8.0, random_state=0),
+    OnlineDecisionListClassifier(max_length=1, epsilon=4.0, random_state=0),
 ]
 _PIPELINES = [
     make_pipeline(PublicBoundsClipper(-10.0, 10.0), WinnowClassifier()),

@@ -1,8 +1,10 @@
 """scikit-learn's estimator checks for classifiers over a finite domain (domain indices).
 
-The online learners take X = domain indices, shape (n, 1), integers in [0, N). sklearn's
-check data are real multi-feature vectors, which they refuse by design (a clear
-ValueError). So every such estimator runs the checks twice:
+With a domain-index class (a FiniteClass, a version space…) the online learners take
+X = domain indices, shape (n, 1), integers in [0, N). sklearn's check data are real
+multi-feature vectors, which they refuse by design (a clear ValueError). So every such
+estimator runs the checks twice (the default-constructed estimators, whose class reads
+real features, run every check directly: test_default_estimators.py):
 
 * directly, with the data-format checks skipped for that one reason;
 * inside a Pipeline whose first step is a PUBLIC binning of the first feature into
@@ -25,7 +27,8 @@ DOMAIN_REASON = (
 DATA_CHECKS = [
     "check_classifier_data_not_an_array", "check_classifiers_classes",
     "check_classifiers_train", "check_dict_unchanged", "check_dont_overwrite_parameters",
-    "check_dtype_object", "check_estimators_dtypes", "check_estimators_fit_returns_self",
+    "check_decision_proba_consistency", "check_dtype_object", "check_estimators_dtypes",
+    "check_estimators_fit_returns_self",
     "check_estimators_nan_inf", "check_estimators_overwrite_params",
     "check_estimators_partial_fit_n_features", "check_estimators_pickle",
     "check_f_contiguous_array_estimator", "check_fit2d_1feature", "check_fit2d_predict1d",

@@ -159,8 +159,7 @@ def test_bad_parameters_refused_before_any_charge():
                       (dict(adaptive=True), "needs n_rounds"),
                       (dict(n_trees=2**22, n_leaves=8), "memory limit"),
                       (dict(adaptive=True, n_rounds=10, epsilon=500.0, accounting="paper"),
-                       "compose"),
-                      (dict(hypothesis_class=None), "needs a hypothesis_class")]:
+                       "compose")]:
         params = dict(epsilon=1.0, hypothesis_class=PointVersionSpace(4), budget=budget)
         params.update(kw)
         with pytest.raises(ValueError, match=match):

@@ -208,7 +208,6 @@ def test_invalid_privacy_parameters(eps, delta):
 @pytest.mark.parametrize(
     ("kwargs", "X", "y", "match"),
     [
-        (dict(hypothesis_class=None), [[0], [1]], [0, 1], "needs a hypothesis_class"),
         (dict(hypothesis_class=Thresholds()), [[0], [1]], [0, 1], "infinite"),
         (dict(hypothesis_class=np.ones((100, 3))), [[0], [1]], [0, 1], "max_hypotheses"),
         (dict(), [[0], [1], [2]], [0, 1, 2], "Only binary"),

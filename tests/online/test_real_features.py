@@ -1,4 +1,4 @@
-"""The agnostic learners on a real column through RealThresholds / RealIntervals: the same
+"""The online learners on a real column through RealThresholds / RealIntervals: the same
 run as on the public bin indices, and bad input refused before anything is charged."""
 
 import warnings
@@ -8,8 +8,20 @@ import pytest
 
 from skdp import PrivacyBudget
 from skdp.exceptions import PrivacyWarning
-from skdp.hypotheses import RealIntervals, RealThresholds, interval_class, threshold_class
-from skdp.online import BatchSanitizedOnlineClassifier, PrivateExpertsClassifier
+from skdp.hypotheses import (
+    RealIntervals,
+    RealThresholds,
+    ThresholdVersionSpace,
+    interval_class,
+    threshold_class,
+)
+from skdp.online import (
+    AdaptivePrivateOnlineClassifier,
+    BatchSanitizedOnlineClassifier,
+    DPSOAClassifier,
+    PrivateExpertsClassifier,
+    SOAClassifier,
+)
 
 H = RealThresholds(bounds=(0.0, 100.0), n_bins=32)
 
@@ -63,3 +75,23 @@ def test_bad_real_input_refused_before_any_charge(cls, X, match):
     with pytest.raises(ValueError, match=match):
         clf.fit(X, [0, 1])
     assert budget.spent.epsilon == 0.0
+
+
+@pytest.mark.parametrize("cls", [SOAClassifier, DPSOAClassifier,
+                                 AdaptivePrivateOnlineClassifier])
+def test_littlestone_learners_read_a_real_column_as_its_bins(cls, rng):
+    """DP-SOA, Li–Wang–Ye and the SOA take RealThresholds too: the run on the real column
+    is the run on its public bin indices (ThresholdVersionSpace over the bins)."""
+    X, y = _stream(rng, 2000)
+    kw = {} if cls is SOAClassifier else dict(epsilon=4.0, classes=[0, 1], random_state=7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        on_reals = cls(hypothesis_class=H, **kw)
+        wrong_reals = on_reals._partial_fit_mistakes(X, y, classes=[0, 1])
+        on_bins = cls(hypothesis_class=ThresholdVersionSpace(H.n_bins), **kw)
+        wrong_bins = on_bins._partial_fit_mistakes(H.to_domain(X)[:, None], y,
+                                                   classes=[0, 1])
+    np.testing.assert_array_equal(wrong_reals, wrong_bins)
+    grid = np.linspace(-50.0, 150.0, 41)[:, None]
+    np.testing.assert_array_equal(on_reals.predict_proba(grid),
+                                  on_bins.predict_proba(H.to_domain(grid)[:, None]))

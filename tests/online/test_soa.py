@@ -150,8 +150,6 @@ def test_bad_input_partial_fit_and_predict():
         clf.partial_fit([[1]], [1], classes=[1, 2])
     with pytest.raises(ValueError, match="domain indices"):
         clf.predict([[9]])
-    with pytest.raises(ValueError, match="hypothesis_class"):
-        SOAClassifier().fit([[0], [1]], [0, 1])
     with pytest.raises(ValueError, match="infinite"):
         SOAClassifier(Thresholds()).fit([[0], [1]], [0, 1])
     with pytest.raises(ValueError, match="max_hypotheses"):

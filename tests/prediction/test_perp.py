@@ -194,15 +194,22 @@ def test_partial_fit_after_queries_refuses_and_changes_nothing(fitted):
 
 
 # ---------------------------------------------------------------- small samples, paper preset
-def test_too_few_rows_warns_and_answers_data_independently():
+def test_too_few_rows_warns_and_answers_one_private_majority_label():
     X, y = _sample(500, seed=18)
-    with pytest.warns(PrivacyWarning, match="without looking at the data"):
-        clf = _rect().fit(X, y)
+    y = 1 - y  # majority: classes_[1] (a constant classes_[0] would be wrong here)
+    with pytest.warns(PrivacyWarning, match="one majority label"):
+        clf = _rect(classes=[0, 1]).fit(X, y)
     assert clf.initial_sample_size_ == _need()
+    assert clf.privacy_spent_.epsilon == 0.0  # fit spends nothing
     pred = clf.predict(_sample(1000, seed=19)[0])
-    assert np.all(pred == clf.classes_[0])
-    assert clf.privacy_spent_.epsilon == 0.0 and clf.privacy_spent_.delta == 0.0
+    assert np.all(pred == 1) and clf.majority_released_
+    assert clf.privacy_spent_.epsilon == EPS and clf.privacy_spent_.delta == 0.0
     assert not clf.mechanism_started_
+    clf.predict(_sample(10, seed=20)[0])
+    assert clf.privacy_spent_.epsilon == EPS  # released once
+    with pytest.warns(PrivacyWarning, match="already released"):
+        clf.partial_fit(*_sample(_need(), seed=21))  # enough rows now, but ε is spent
+    assert np.all(clf.predict(_sample(10, seed=22)[0]) == 1) and not clf.mechanism_started_
 
 
 def test_paper_preset_runs_when_the_sample_suffices():
@@ -376,7 +383,7 @@ def test_score_spends_like_predict(fitted):
     Xq, yq = _sample(1000, seed=25)
     clf.score(Xq, yq)
     assert clf.queries_answered_ == 1000 and clf.privacy_spent_.epsilon == EPS
-    assert not hasattr(clf, "predict_proba") and not hasattr(clf, "decision_function")
+    assert hasattr(clf, "predict_proba") and hasattr(clf, "decision_function")  # issue 18
     with contextlib.suppress(AttributeError):
         clf.decision_function  # noqa: B018 - must not exist
 

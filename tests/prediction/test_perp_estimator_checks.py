@@ -28,9 +28,10 @@ def _expected(estimator):
 
 @parametrize_with_checks(
     [
-        # Default parameters: the check data (tens of rows) are far below the ~10⁹ rows
-        # the practical preset needs at ε = 1, so the predictors warn and answer
-        # classes_[0] without looking at the data.
+        # Default parameters: the check data (tens of rows) are far below the ~10⁷–10⁹
+        # rows the first phase needs at ε = 1, so the predictors warn and answer one
+        # private majority label (two noisy counts); copies read it from the shared
+        # ledger, so even the pickle checks pass.
         RectanglesPERPClassifier(random_state=0),
         DecisionStumpPERPClassifier(random_state=0),
         # Large ε, loose α, β and one-point slices: the check data (≥ ~30 rows) meet the

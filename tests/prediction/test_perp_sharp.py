@@ -13,7 +13,7 @@ from skdp.prediction import (
     RectanglesPERPClassifier,
     perp_parameters,
 )
-from skdp.prediction._perp_sharp import STOPPER_SHARE, parts, strip_rows
+from skdp.prediction._perp_sharp import STOPPER_SHARES, parts, phase_alpha, strip_rows
 
 ARGS = (1e-6, 0.1, 0.05)
 
@@ -28,8 +28,8 @@ def test_schedule_is_valid_and_smaller_than_practical(eps, d):
 
 
 def test_first_phase_rows_at_issue_16_settings():
-    # ε = 4, d = 2 and ε = 1, d = 1 fit in 10⁷ rows; ε = 1, d = 2 is ~190× below
-    # practical (3.9·10⁷ vs 7.5·10⁹) but above 10⁷.
+    # ε = 4, d = 2 and ε = 1, d = 1 fit in 10⁷ rows; ε = 1, d = 2 is ~200× below
+    # practical (2.7·10⁷ vs 7.5·10⁹) but above 10⁷ (Thm 4.3's constant, see _perp_sharp).
     assert perp_parameters(4.0, *ARGS, 0.5, 2, preset="sharp").initial_sample_size <= 10**7
     assert perp_parameters(1.0, *ARGS, 0.5, 1, preset="sharp").initial_sample_size <= 10**7
     sharp = perp_parameters(1.0, *ARGS, 0.5, 2, preset="sharp").initial_sample_size
@@ -42,7 +42,7 @@ def test_privacy_split_and_challenge_bt_accepts_every_phase():
     params = perp_parameters(eps, *ARGS, 0.5, 2, preset="sharp", n_phases=3)
     for q in params.phases:
         assert q.epsilon_instance + q.stopper_epsilon <= eps * (1 + 1e-12)
-        assert math.isclose(q.stopper_epsilon, STOPPER_SHARE * eps)
+        assert any(math.isclose(q.stopper_epsilon, s * eps) for s in STOPPER_SHARES)
         assert q.delta_instance == q.delta  # one copy per record: no 8d split
         assert q.threshold < q.upper_threshold < q.slice_size <= q.max_hard
         cbt = ChallengeBT(q.threshold, q.upper_threshold, q.epsilon_instance,
@@ -57,9 +57,10 @@ def test_sample_and_phase_lengths_pay_the_partition_factor():
     init = params.initial_copies
     rows = init.slice_size - init.threshold + init.bt_noise_scale  # strip_rows
     assert math.isclose(strip_rows(init), rows)
-    assert params.initial_sample_size >= parts(d) * 4 * d * rows / 0.1
+    assert params.initial_sample_size >= parts(d) * 2 * d * rows / (0.75 * 0.1)  # α_1 = 3α/4
     q, nxt = params.phases[0], params.phases[1]
-    assert q.length * 0.5 * q.alpha >= parts(d) * 4 * d * strip_rows(nxt) * (1 - 1e-12)
+    assert nxt.alpha == 0.1 / 8 and sum(phase_alpha(0.1, p) for p in range(1, 60)) <= 0.1
+    assert q.length * 0.5 >= parts(d) * 2 * d * strip_rows(nxt) / nxt.alpha * (1 - 1e-12)
 
 
 def test_initial_copies_run_at_delta_zero_and_cover_a_restart():
@@ -68,7 +69,10 @@ def test_initial_copies_run_at_delta_zero_and_cover_a_restart():
     assert init.delta == init.delta_instance == 1e-6 / 4 == params.initial_delta
     assert init.max_hard >= first.slice_size
     assert init.slice_size < first.slice_size  # the gain: ln(4/δ_0) ≈ 17 instead of ≈ 37
-    assert init.epsilon_instance == first.epsilon_instance
+    # An initial record pays only the copy's BetweenThresholds (its Stopper counts
+    # query records' bits): ε_bt = ε, and a query's ε_s + the restart's ε_bt ≤ ε.
+    assert init.epsilon_instance == 4.0
+    assert init.stopper_epsilon + first.epsilon_instance <= 4.0 * (1 + 1e-12)
 
 
 def _small_started_run(n_rows):

@@ -20,10 +20,16 @@ def _expected(estimator):
 
 @parametrize_with_checks(
     [
-        # Check data has ~30-300 rows, far below the thousands of teachers the
-        # BetweenThresholds gap needs: the predictor warns and answers coin flips.
-        PrivatePredictor(random_state=0),
-        # A generous plan of queries: the checks call predict many times.
+        # Default arguments. Check data has ~30-300 rows, far below the thousands of
+        # teachers the BetweenThresholds gap needs: PrivatePredictor warns and answers
+        # like subsample-and-aggregate. Repeated rows are answered from the transcript,
+        # so predict / predict_proba / decision_function agree and the checks' many
+        # calls on the same rows fit in the default plans.
+        PrivatePredictor(),
+        SubsampleAggregatePredictor(),
+        # Tuned: a generous plan and ε (oblivious: more hard queries than d + 1).
+        PrivatePredictor(epsilon=50.0, planned_queries=100_000, mode="oblivious",
+                         random_state=0),
         SubsampleAggregatePredictor(epsilon=50.0, n_queries=100_000, random_state=0),
     ],
     expected_failed_checks=_expected,

@@ -114,11 +114,16 @@ def test_cap_enforced_and_error_carries_released_answers():
     assert 1 <= err.n_answered < len(queries)
     assert set(np.unique(err.answers)) <= {0, 1}
     assert len(clf.hard_queries_) == CAP  # the last answer was the cap-th hard query
-    # Every later call refuses before touching anything.
+    # A released answer is repeated from the transcript, free; every call with a new
+    # query refuses before touching anything.
     spent, state = clf.budget_.spent, pickle.dumps(clf._state.forced_y)
+    np.testing.assert_array_equal(clf.predict(queries[:3]), err.answers[:3])
+    new = np.setdiff1d(np.arange(_DOMAIN), queries[: err.n_answered, 0])[:1, None]
+    assert new.size  # (the stream stops long before it has seen every point)
     with pytest.raises(QueryBudgetExhaustedError) as again:
-        clf.predict(queries[:1])
-    assert again.value.n_answered == 0
+        clf.predict(np.r_[queries[:2], new])
+    assert again.value.n_answered == 2
+    np.testing.assert_array_equal(again.value.answers, err.answers[:2])
     assert clf.budget_.spent == spent
     assert pickle.dumps(clf._state.forced_y) == state
 
@@ -167,12 +172,13 @@ def test_copy_never_reuses_noise():
 def test_pickle_round_trip_keeps_spent_privacy(fitted):
     X, y = _random_labels(K * 3)
     clf = _rich().fit(X, y)
-    with pytest.raises(QueryBudgetExhaustedError):
+    with pytest.raises(QueryBudgetExhaustedError) as info:
         clf.predict(SPREAD)
     restored = pickle.loads(pickle.dumps(clf))
     assert restored.budget_.spent == clf.budget_.spent
+    unseen = np.setdiff1d(np.arange(_DOMAIN), SPREAD[: info.value.n_answered, 0])
     with pytest.raises(QueryBudgetExhaustedError):
-        restored.predict(SPREAD[:5])
+        restored.predict(unseen[:1, None])
 
 
 def test_clone_is_unfitted_and_refit_gets_a_new_ledger(fitted):
@@ -218,8 +224,6 @@ def test_score_spends_like_predict():
     with contextlib.suppress(QueryBudgetExhaustedError):
         clf.score(SPREAD[:50], np.ones(50, dtype=int))
     assert clf.budget_.spent.epsilon > before
-    assert not hasattr(clf, "predict_proba")
-    assert not hasattr(clf, "decision_function")
 
 
 def test_partial_fit_adds_blocks_and_keeps_ledger():
@@ -251,17 +255,22 @@ def test_partial_fit_pools_rows_until_enough_teachers():
     assert clf.score(*_thresholds(500, seed=2)) > 0.9
 
 
-def test_too_few_rows_warns_and_answers_a_private_majority_label():
-    X, y = _thresholds(100)  # 60 % positive
-    with pytest.warns(PrivacyWarning, match=f"at least {K} rows are needed"):
-        clf = _small().fit(X, y)
+def test_too_few_rows_warns_and_answers_like_subsample_and_aggregate():
+    from skdp.prediction import SubsampleAggregatePredictor
+
+    X, y = _thresholds(300)
+    with pytest.warns(PrivacyWarning, match="rows are needed"):
+        clf = _small(planned_queries=100).fit(X, y)
     assert clf.n_teachers_ == 0
-    answers = clf.predict(X)
-    assert np.all(answers == 1)  # the majority (noise Lap(1/2) vs a margin of 10)
-    assert clf.budget_.spent.epsilon == EPS and clf.budget_.spent.delta == 0.0
-    np.testing.assert_array_equal(clf.predict(X[:7]), np.ones(7))  # free: released
-    assert clf.budget_.spent.epsilon == EPS
-    clf.partial_fit(*_thresholds(2 * K, seed=3))  # budget spent: stays the majority
+    Xq = _thresholds(100, seed=4)[0]
+    baseline = SubsampleAggregatePredictor(Thresholds(), epsilon=EPS, delta=DELTA,
+                                           n_queries=100, random_state=0).fit(X, y)
+    assert clf.predict_proba(Xq)[:, 1] == pytest.approx(baseline.predict_proba(Xq)[:, 1])
+    assert clf.budget_.spent.epsilon == pytest.approx(EPS) and clf.budget_.spent.delta == DELTA
+    np.testing.assert_array_equal(clf.predict(Xq[:7]), baseline.predict(Xq[:7]))  # released
+    with pytest.raises(QueryBudgetExhaustedError, match="planned_queries=100"):
+        clf.predict(_thresholds(1, seed=5)[0])
+    clf.partial_fit(*_thresholds(2 * K, seed=3))  # the fallback answered: it stays
     assert clf.n_teachers_ == 0
 
 

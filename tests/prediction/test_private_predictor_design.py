@@ -83,13 +83,31 @@ def test_auto_design_uses_public_inputs_and_needs_fewer_teachers():
     assert design(1.0, 1e-6, 3, "tight", "auto", 20_000)["calibration"] == "bsu"
     clf = PrivatePredictor(Halfspaces(2), mode="halfspace", classes=[0, 1]).fit(*_plane(10))
     assert clf.max_hard_queries_ == 3
-    clf = PrivatePredictor(Halfspaces(2), classes=[0, 1], delta=1e-6).fit(*_plane(10))
+    clf = PrivatePredictor(Halfspaces(2), mode="oblivious", classes=[0, 1],
+                           delta=1e-6).fit(*_plane(10))
     assert clf.max_hard_queries_ == 59 and clf.calibration_ == "stemmer"
+
+
+def test_auto_mode_takes_halfspace_for_halfspace_teachers():
+    X, y = _plane(10)
+    assert PrivatePredictor(classes=[0, 1]).fit(X, y).mode_ == "halfspace"
+    lr = PrivatePredictor(estimator=LogisticRegression(), classes=[0, 1]).fit(X, y)
+    assert lr.mode_ == "halfspace" and lr.max_hard_queries_ == 3
+    tree = PrivatePredictor(estimator=DecisionTreeClassifier(), classes=[0, 1]).fit(X, y)
+    assert tree.mode_ == "oblivious"
+    with pytest.raises(ValueError, match="halfspace teachers"):
+        PrivatePredictor(estimator=DecisionTreeClassifier(), mode="halfspace",
+                         classes=[0, 1]).fit(X, y)
+    # LogisticRegression teachers in halfspace mode learn the plane.
+    clf = PrivatePredictor(estimator=LogisticRegression(), epsilon=EPS, delta=DELTA,
+                           classes=[0, 1], random_state=0, planned_queries=2000)
+    Xq, yq = _plane(2000, seed=5)
+    assert np.mean(clf.fit(*_plane(20_000)).predict(Xq) == yq) > 0.9
 
 
 def _stemmer(**kw):
     params = dict(epsilon=EPS, delta=DELTA, classes=[0, 1], random_state=0,
-                  calibration="stemmer")
+                  calibration="stemmer", mode="oblivious")
     return PrivatePredictor(Halfspaces(2), **{**params, **kw})
 
 

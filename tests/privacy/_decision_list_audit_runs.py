@@ -16,23 +16,31 @@ D0 = (X0, Y0)
 D1 = (np.vstack([X0, [[0, 0]]]), np.r_[Y0, 1])
 
 
-def private_run(clf, X, y, rng):
-    """``fit``'s private routine on validated data, drawing its noise from ``rng``."""
-    clf._stream = clf._open_stream()
-    clf._rng = rng
-    clf._private_run(X, y, accumulate=False)
+def private_run(clf, X, y, rng, w=None):
+    """``fit``'s private routine on validated data (weights ``w``), noise from ``rng``.
+
+    ``fit`` = validation, the plan and its charge, then ``_release``: the plan is
+    computed as ``fit`` computes it, the charge (a ledger write) is left out.
+    """
+    epsilon, delta = clf._check_privacy_params()
+    clf._release_plan = clf._plan(epsilon, delta, X.shape[1])
+    clf._release(X, y, w, rng)
 
 
 def private_sampler(clf, encode, width):
-    """Sampler for :func:`skdp.audit.audit_mechanism`: ``encode(clf)`` of n private runs."""
+    """Sampler for :func:`skdp.audit.audit_mechanism`: ``encode(clf)`` of n private runs.
+
+    ``data`` is ``(X, y)`` or ``(X, y, sample_weight)``.
+    """
 
     def sample(data, n, rng):
-        X, y = data
+        X, y = data[:2]
+        w = data[2] if len(data) > 2 else None
         Xc = sp.csr_matrix(X)
         clf.classes_ = np.array([0, 1])
         outs = np.empty((n, width), dtype=np.int64)
         for i in range(n):
-            private_run(clf, Xc, y, rng)
+            private_run(clf, Xc, y, rng, w)
             outs[i] = encode(clf)
         return outs
 
@@ -48,13 +56,9 @@ def sharp_pair(k):
     return (X.astype(int), y), (np.vstack([X, extra]).astype(int), np.r_[y, 1])
 
 
-class NonPrivateDefault(DPDecisionListClassifier):
-    """Broken: rules chosen privately, the default rule by exact majority."""
+class NoiselessCounts(DPDecisionListClassifier):
+    """Broken: rules chosen privately, the (rule × class) counts released exactly
+    (so the default label is the exact majority of the rows no rule covers)."""
 
-    def _selector(self, step_epsilon, rng):
-        private = super()._selector(step_epsilon, rng)
-
-        def select(scores, coverage, is_default):
-            return int(np.argmax(scores)) if is_default else private(scores, coverage, False)
-
-        return select
+    def _release_counts(self, counts, unit, step_epsilon, rng):
+        return (counts + unit // 2) // unit

@@ -4,14 +4,14 @@ The default net cover has its own audit: test_decision_list_net_cover_audit.py.
 
 Neighbouring datasets differ by one row (D′ = D plus one row, the relation of
 Bun & Fang's Lemma 18). The sampler runs the estimator's own private routine
-``_private_run`` — accounting plan, exponential-mechanism steps, private default —
+``_release`` — accounting plan, exponential-mechanism steps, noisy counts —
 on the validated data (``fit`` = validation + this routine, checked below), and the
 output is the whole released list. Events are chosen on a pilot sample by
 :func:`skdp.audit.audit_mechanism` (Clopper–Pearson, α = 1e-6, Bonferroni).
 
 Negative controls the same audit must catch: the greedy argmax list (noise off),
-and a DP list whose final default rule is the plain majority of the remaining rows
-(a private cover with a non-private default, the bug the issue warns about).
+and a DP list whose (rule × class) counts are released without noise, so its default is
+the plain majority of the remaining rows (a private cover with a non-private default).
 
 A second, sharper pair (:func:`_sharp_pair`) makes both selections of a 2-step list
 lose nearly their whole ε̂ on one fixed event, so an estimator calibrated for 2ε
@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from _decision_list_audit_runs import (
     D0,
     D1,
-    NonPrivateDefault,
+    NoiselessCounts,
     private_run,
     private_sampler,
     sharp_pair,
@@ -92,7 +92,7 @@ def test_negative_control_greedy_argmax():
 
 
 def test_negative_control_non_private_default():
-    clf = NonPrivateDefault(algorithm="greedy_cover", epsilon=2.0, delta=0.0, max_rules=1,
+    clf = NoiselessCounts(algorithm="greedy_cover", epsilon=2.0, delta=0.0, max_rules=1,
                              accounting="basic")
     result = audit_mechanism(_private_sampler(clf), D0, D1, n_samples=4_000)
     print(result)
@@ -133,7 +133,7 @@ def test_tight_decision_list_sharp_audit():
                                    max_rules=1, accounting="tight")
     # two steps at δ = 10⁻⁶: the accountant's ε̂ is basic's ε/2 (+10⁻⁶, under its
     # 10⁻⁵ safety shave), so the list runs the basic split it certifies
-    assert clf._plan(2.0, 1e-6, SHARP_FEATURES + 1)[0] == 1.0
+    assert clf._plan(2.0, 1e-6, SHARP_FEATURES + 1)[0] == pytest.approx(2.0 / 1.5)
     result = audit_mechanism(_private_sampler(clf), d0, d1, n_samples=12_000,
                              events=[_sharp_event], delta=1e-6)
     print(result)

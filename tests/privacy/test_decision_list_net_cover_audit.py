@@ -1,7 +1,7 @@
 """Privacy audit of the default DP decision list, the net cover, on neighbouring datasets.
 
 D′ = D plus one row. The sampler runs the estimator's own private routine
-``_private_run`` (plan, K rule steps, private default) on validated data — the
+``_release`` (plan, K rule steps, noisy counts) on validated data — the
 routine ``fit`` runs (checked below) — and the output is the whole released list.
 
 Two pairs:
@@ -15,7 +15,8 @@ Two pairs:
 
 Broken twins the same audits catch: a net cover whose rule step treats the score as
 sensitivity 1 (∝ exp(ε̂q/2), the "score with sensitivity (1 + λ)/2 run as if 1" bug),
-and one whose default is the exact majority of the remaining rows.
+and one whose counts are released without noise (its default is the exact majority of
+the remaining rows).
 """
 
 import numpy as np
@@ -24,7 +25,7 @@ import scipy.sparse as sp
 from _decision_list_audit_runs import (
     D0,
     D1,
-    NonPrivateDefault,
+    NoiselessCounts,
     private_run,
     private_sampler,
     sharp_pair,
@@ -49,11 +50,7 @@ class _UnitSensitivity(DPDecisionListClassifier):
     """Broken: the rule step samples ∝ exp(ε̂q/2) although q moves by up to λ."""
 
     def _selector(self, step_epsilon, rng):
-        good = super()._selector(step_epsilon, rng)
-
-        def select(scores, coverage, is_default):
-            if is_default:
-                return good(scores, coverage, True)
+        def select(scores, coverage):
             return exponential_mechanism(scores, step_epsilon, sensitivity=1.0,
                                          random_state=rng)
 
@@ -87,7 +84,7 @@ def test_net_cover_audit(epsilon, delta, negations, accounting):
 
 
 def test_negative_control_majority_default():
-    clf = NonPrivateDefault(epsilon=2.0, delta=0.0, max_rules=1)
+    clf = NoiselessCounts(epsilon=2.0, delta=0.0, max_rules=1)
     result = audit_mechanism(_sampler(clf), D0, D1, n_samples=3_000)
     print(result)
     assert result.epsilon_lower_bound > 2.0, result

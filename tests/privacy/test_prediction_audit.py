@@ -31,7 +31,9 @@ SETUPS = {
     for calibration, cap, band in (("bsu", 1, (0.375, 0.625)), ("stemmer", 3, (0.25, 0.75)))
 }
 N_QUERIES = 4
-QUERIES = np.zeros((N_QUERIES, 1))
+# Distinct rows (a repeated row is answered from the transcript, free); one-row
+# teachers are constants, so every query gets the same vote.
+QUERIES = np.arange(N_QUERIES, dtype=float)[:, None]
 ALPHA = 1e-6
 
 
@@ -66,7 +68,7 @@ def _datasets(calibration):
     return y0, y1
 
 
-def _transcripts(cls, calibration):
+def _transcripts(cls, calibration, method="predict"):
     from skdp.hypotheses import Thresholds
 
     cap, band, k = SETUPS[calibration]
@@ -80,9 +82,11 @@ def _transcripts(cls, calibration):
                       classes=[0, 1], random_state=rng)
             clf.fit(X, y)
             try:
-                answers = clf.predict(QUERIES)
+                answers = getattr(clf, method)(QUERIES)
             except QueryBudgetExhaustedError as exc:
                 answers = exc.answers
+            if method == "predict_proba":  # the released score, one of four values
+                answers = np.digitize(np.asarray(answers)[:, 1], [0.25, 0.5, 0.75]) + 3
             out[i] = 2
             out[i, : len(answers)] = answers
         return out
@@ -90,9 +94,9 @@ def _transcripts(cls, calibration):
     return sample
 
 
-def _audit(cls, calibration, n_samples, n_pilot, seed):
+def _audit(cls, calibration, n_samples, n_pilot, seed, method="predict"):
     y0, y1 = _datasets(calibration)
-    return audit_mechanism(_transcripts(cls, calibration), y0, y1, n_samples=n_samples,
+    return audit_mechanism(_transcripts(cls, calibration, method), y0, y1, n_samples=n_samples,
                            n_pilot=n_pilot, alpha=ALPHA, delta=DELTA, random_state=seed)
 
 
@@ -106,6 +110,14 @@ def test_private_predictor_passes_audit(calibration):
 def test_audit_catches_predictor_without_noise(calibration):
     result = _audit(NoNoisePredictor, calibration, 300, 100, 2)
     assert result.epsilon_lower_bound > EPSILON, str(result)
+
+
+def test_predict_proba_passes_audit_and_catches_the_broken_twin():
+    # predict_proba releases a function of the same codes and hard-query labels.
+    result = _audit(PrivatePredictor, "stemmer", 600, 200, 4, method="predict_proba")
+    assert result.epsilon_lower_bound <= EPSILON, str(result)
+    broken = _audit(NoNoisePredictor, "stemmer", 300, 100, 5, method="predict_proba")
+    assert broken.epsilon_lower_bound > EPSILON, str(broken)
 
 
 @pytest.mark.slow

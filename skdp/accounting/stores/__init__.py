@@ -7,6 +7,8 @@ SQLite file that ``memory`` ledgers move to when they cross a process boundary
 temporary directory).
 """
 
+from __future__ import annotations
+
 import os
 import tempfile
 import threading
@@ -21,14 +23,14 @@ _STORES: dict[tuple[int, str], LedgerStore] = {}  # (pid, url) -> open store
 _LOCK = threading.Lock()
 
 
-def promotion_url():
+def promotion_url() -> str:
     """The shared SQLite store that ``memory`` ledgers move to when pickled."""
     folder = os.environ.get("SKDP_LEDGER_DIR") or os.path.join(
         tempfile.gettempdir(), f"skdp-ledgers-{os.getuid() if hasattr(os, 'getuid') else 0}")
     return "sqlite:///" + os.path.abspath(os.path.join(folder, "ledgers.sqlite"))
 
 
-def open_store(url, create=True):
+def open_store(url: str, create: bool = True) -> LedgerStore:
     """The store at ``url`` (``"memory"``, ``"sqlite:///path"``, ``"postgresql://…"``).
 
     ``create=False`` refuses to create a missing SQLite file (used when attaching to an
@@ -45,7 +47,7 @@ def open_store(url, create=True):
     return store
 
 
-def _make_store(url, create):
+def _make_store(url: str, create: bool) -> LedgerStore:
     if url == "memory":
         return MemoryStore()
     if url.startswith("sqlite:///"):

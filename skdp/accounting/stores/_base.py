@@ -21,8 +21,11 @@ by ``verify`` and the first time a process charges a ledger. Nothing leaves the 
 before the commit, so a process killed mid-charge either committed it or did not.
 """
 
+from __future__ import annotations
+
 import hashlib
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from ...exceptions import BudgetExhaustedError, LedgerIntegrityError, StaleStateError
@@ -55,39 +58,40 @@ class Charge(NamedTuple):
     hash: str
 
     @property
-    def running(self):
+    def running(self) -> tuple[float, float, float, float]:
         """(total_epsilon, total_delta, comp_epsilon, comp_delta): what the hash covers
         besides the charge itself."""
         return (self.total_epsilon, self.total_delta, self.comp_epsilon, self.comp_delta)
 
     @property
-    def spent(self):
+    def spent(self) -> tuple[float, float]:
         """(ε, δ) up to and including this charge: the running sums, compensated."""
         return (self.total_epsilon + self.comp_epsilon, self.total_delta + self.comp_delta)
 
 
-def spent_after(last):
+def spent_after(last: Charge | None) -> tuple[float, float]:
     """(ε, δ) spent once ``last`` is committed (``None``: nothing yet)."""
     return (0.0, 0.0) if last is None else last.spent
 
 
-def _digest(*parts):
+def _digest(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
-def genesis_hash(ledger_id, epsilon, delta):
+def genesis_hash(ledger_id: str, epsilon: float, delta: float) -> str:
     """The hash the first charge chains to; it covers the ledger's id and totals."""
     return _digest("skdp-ledger-v1", ledger_id, repr(float(epsilon)), repr(float(delta)))
 
 
-def charge_hash(ledger_id, seq, epsilon, delta, label, totals, prev_hash):
+def charge_hash(ledger_id: str, seq: int, epsilon: float, delta: float, label: str | None,
+                totals: Iterable[float], prev_hash: str) -> str:
     """The hash of one charge row, chained to ``prev_hash``; ``totals`` are its running
     (total_epsilon, total_delta, comp_epsilon, comp_delta)."""
     return _digest(ledger_id, str(int(seq)), repr(float(epsilon)), repr(float(delta)),
                    label or "", *(repr(float(t)) for t in totals), prev_hash)
 
 
-def _neumaier(total, comp, value):
+def _neumaier(total: float, comp: float, value: float) -> tuple[float, float]:
     """One step of Neumaier's compensated summation: the new (total, compensation)."""
     new = total + value
     if abs(total) >= abs(value):
@@ -95,7 +99,8 @@ def _neumaier(total, comp, value):
     return new, comp + ((value - new) + total)
 
 
-def next_charge(ledger_id, totals, last, epsilon, delta, label):
+def next_charge(ledger_id: str, totals: tuple[float, float], last: Charge | None, epsilon: float,
+                delta: float, label: str | None) -> Charge:
     """The charge that follows ``last`` (``None`` for the first): running totals, link."""
     epsilon, delta, label = float(epsilon), float(delta), label or ""
     if last is None:
@@ -109,7 +114,8 @@ def next_charge(ledger_id, totals, last, epsilon, delta, label):
                   charge_hash(ledger_id, seq, epsilon, delta, label, run, prev))
 
 
-def verify_chain(ledger_id, totals, charges, head_count, head_hash):
+def verify_chain(ledger_id: str, totals: tuple[float, float], charges: Sequence[Charge],
+                 head_count: int, head_hash: str) -> str | None:
     """Return ``None`` if the charges form an intact chain ending at the head, else why not.
 
     ``charges`` must be ordered by ``seq``. The message names positions, never labels.
@@ -129,7 +135,8 @@ def verify_chain(ledger_id, totals, charges, head_count, head_hash):
                       spent(charges))
 
 
-def check_head(ledger_id, totals, head_count, head_hash, last, count, sums):
+def check_head(ledger_id: str, totals: tuple[float, float], head_count: int, head_hash: str,
+               last: Charge | None, count: int, sums: tuple[float, float]) -> str | None:
     """The per-charge check: ``None`` if the ledger's head is intact, else why not.
 
     ``last`` is the charge at position ``head_count - 1``, ``count`` and ``sums`` what
@@ -154,18 +161,20 @@ def check_head(ledger_id, totals, head_count, head_hash, last, count, sums):
     return None
 
 
-def spent(charges):
+def spent(charges: Iterable[Charge]) -> tuple[float, float]:
     """(ε, δ) spent: the exact sums of the charges (basic composition)."""
     return (math.fsum(c.epsilon for c in charges), math.fsum(c.delta for c in charges))
 
 
-def fits(totals, used, epsilon, delta):
+def fits(totals: tuple[float, float], used: tuple[float, float], epsilon: float,
+         delta: float) -> bool:
     """True if a charge of (ε, δ) fits in ``totals`` after ``used`` was spent."""
     return (used[0] + epsilon <= totals[0] * (1 + _REL_TOL)
             and used[1] + delta <= totals[1] * (1 + _REL_TOL))
 
 
-def check_fits(totals, last, epsilon, delta, label):
+def check_fits(totals: tuple[float, float], last: Charge | None, epsilon: float, delta: float,
+               label: str | None) -> None:
     """Raise :class:`BudgetExhaustedError` unless a charge of (ε, δ) fits after ``last``.
 
     What was spent is the running totals chained into the last charge (compensated, so
@@ -194,14 +203,14 @@ def check_fits(totals, last, epsilon, delta, label):
     )
 
 
-def integrity_error(ledger_id, problem):
+def integrity_error(ledger_id: str, problem: str) -> LedgerIntegrityError:
     return LedgerIntegrityError(
         f"privacy ledger {ledger_id[:8]} does not verify: {problem}. What it says was "
         "spent cannot be trusted, so spending from it is refused; see PrivacyBudget.verify()."
     )
 
 
-def stale_error(what):
+def stale_error(what: str | None) -> StaleStateError:
     return StaleStateError(
         f"{what} is a stale copy: its private state has since been continued by another "
         "copy (an older pickle, a second loader of one pickle, or a deepcopy branch). "
@@ -224,30 +233,32 @@ class LedgerStore:
     shared = False
 
     @property
-    def portable_url(self):
+    def portable_url(self) -> str:
         """The address a pickle carries (no secrets); by default :attr:`url`."""
         return getattr(self, "_portable_url", self.url)
 
-    def create_ledger(self, ledger_id, epsilon, delta):  # pragma: no cover - interface
+    def create_ledger(self, ledger_id: str, epsilon: float,
+                      delta: float) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def totals(self, ledger_id):  # pragma: no cover - interface
+    def totals(self, ledger_id: str) -> tuple[float, float]:  # pragma: no cover - interface
         """(ε, δ) totals; :class:`LedgerIntegrityError` if the ledger is not in the store."""
         raise NotImplementedError
 
-    def charges(self, ledger_id):  # pragma: no cover - interface
+    def charges(self, ledger_id: str) -> list[Charge]:  # pragma: no cover - interface
         """Every charge, ordered by ``seq``."""
         raise NotImplementedError
 
-    def spent(self, ledger_id):  # pragma: no cover - interface
+    def spent(self, ledger_id: str) -> tuple[float, float]:  # pragma: no cover - interface
         """(ε, δ) spent: the running totals of the last charge (no chain walk)."""
         raise NotImplementedError
 
-    def verify(self, ledger_id):  # pragma: no cover - interface
+    def verify(self, ledger_id: str) -> str | None:  # pragma: no cover - interface
         """``None`` if the ledger's chain is intact, else a message saying what is wrong."""
         raise NotImplementedError
 
-    def charge(self, ledger_id, epsilon, delta, label, stream=None):  # pragma: no cover
+    def charge(self, ledger_id: str, epsilon: float, delta: float, label: str | None,
+               stream: tuple[str, int] | None = None) -> int:  # pragma: no cover
         """Append a charge atomically and return its ``seq``.
 
         ``stream``, a ``(stream_id, expected_version)`` pair, is advanced by one in the
@@ -257,19 +268,22 @@ class LedgerStore:
         """
         raise NotImplementedError
 
-    def create_stream(self, ledger_id, stream_id):  # pragma: no cover - interface
+    def create_stream(self, ledger_id: str, stream_id: str) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def advance_stream(self, stream_id, expected_version, what):  # pragma: no cover
+    def advance_stream(
+        self, stream_id: str, expected_version: int, what: str,
+    ) -> int:  # pragma: no cover
         """Compare-and-swap ``version`` from ``expected_version`` to one more; return it."""
         raise NotImplementedError
 
-    def import_ledger(self, ledger_id, epsilon, delta, charges, streams):  # pragma: no cover
+    def import_ledger(self, ledger_id: str, epsilon: float, delta: float, charges: Sequence[Charge],
+                      streams: Mapping[str, int]) -> None:  # pragma: no cover
         """Copy a ledger, its charges (chain intact) and its streams into this store.
 
         Shared stores only: they are where a ``memory`` ledger moves when pickled."""
         raise NotImplementedError
 
-    def streams(self, ledger_id):  # pragma: no cover - interface
+    def streams(self, ledger_id: str) -> dict[str, int]:  # pragma: no cover - interface
         """``{stream_id: version}`` of the ledger's streams."""
         raise NotImplementedError

@@ -5,9 +5,13 @@ The dialects differ only in how a transaction takes the ledger's lock (SQLite:
 on the ledger's row), in placeholders, and in how the append-only trigger is written.
 """
 
+from __future__ import annotations
+
 import os
 import threading
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
 
 from ...exceptions import LedgerIntegrityError
 from ._base import (
@@ -66,15 +70,16 @@ class SQLStore(LedgerStore):
     placeholder = "?"
     lock_suffix = ""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._local = threading.local()
-        self._walked = set()  # ledgers whose whole chain this process has verified
+        self._walked: set[str] = set()  # ledgers whose whole chain this process has verified
 
-    def _create_schema(self, statements, lock=()):
+    def _create_schema(self, statements: tuple[str, ...],
+                       lock: Sequence[tuple[str, tuple[Any, ...]]] = ()) -> None:
         """Create the tables (if missing) and check they have this version's columns."""
         with self._transaction() as execute:
-            for statement in lock:
-                execute(*statement)
+            for locking in lock:
+                execute(*locking)
             for statement in SCHEMA + statements:
                 execute(statement)
         try:
@@ -87,18 +92,26 @@ class SQLStore(LedgerStore):
                 "of what it spent."
             ) from None
 
-    def _connection(self):
+    def _connect(self) -> Any:  # pragma: no cover - interface
+        """A new DB-API connection (each store's own)."""
+        raise NotImplementedError
+
+    def _begin(self, conn: Any) -> AbstractContextManager[None]:  # pragma: no cover
+        """A context that is one transaction on ``conn`` (each store's own)."""
+        raise NotImplementedError
+
+    def _connection(self) -> Any:
         local = self._local
         if getattr(local, "pid", None) != os.getpid():
             local.conn = self._connect()
             local.pid = os.getpid()
         return local.conn
 
-    def _sql(self, statement):
+    def _sql(self, statement: str) -> str:
         return statement.replace("?", self.placeholder)
 
     @contextmanager
-    def _transaction(self):
+    def _transaction(self) -> Iterator[Callable[..., Any]]:
         conn = self._connection()
         with self._begin(conn):
             cursor = conn.cursor()
@@ -109,7 +122,8 @@ class SQLStore(LedgerStore):
             finally:
                 cursor.close()
 
-    def _locked_ledger(self, execute, ledger_id):
+    def _locked_ledger(self, execute: Callable[..., Any],
+                       ledger_id: str) -> tuple[tuple[float, float], int, str]:
         row = execute("SELECT epsilon, delta, head_count, head_hash FROM skdp_ledgers "
                       "WHERE ledger_id = ?" + self.lock_suffix, (ledger_id,)).fetchone()
         if row is None:
@@ -120,16 +134,17 @@ class SQLStore(LedgerStore):
                 "comp_delta, prev_hash, hash")
 
     @staticmethod
-    def _charge_row(row):
-        return Charge(int(row[0]), float(row[1]), float(row[2]), row[3],
-                      *(float(v) for v in row[4:8]), row[8], row[9])
+    def _charge_row(row: Sequence[Any]) -> Charge:
+        return Charge(int(row[0]), float(row[1]), float(row[2]), row[3], float(row[4]),
+                      float(row[5]), float(row[6]), float(row[7]), row[8], row[9])
 
-    def _read_charges(self, execute, ledger_id):
+    def _read_charges(self, execute: Callable[..., Any], ledger_id: str) -> list[Charge]:
         rows = execute(f"SELECT {self._COLUMNS} FROM skdp_charges WHERE ledger_id = ? "
                        "ORDER BY seq", (ledger_id,)).fetchall()
         return [self._charge_row(r) for r in rows]
 
-    def _head(self, execute, ledger_id):
+    def _head(self, execute: Callable[..., Any],
+              ledger_id: str) -> tuple[tuple[float, float], Charge | None, str | None]:
         """Lock the ledger, check its head; return (totals, last charge, problem)."""
         totals, head_count, head_hash = self._locked_ledger(execute, ledger_id)
         count, sum_eps, sum_delta = execute(
@@ -145,16 +160,18 @@ class SQLStore(LedgerStore):
                 self._walked.add(ledger_id)
         return totals, last, problem
 
-    def _last_charge(self, execute, ledger_id, head_count):
+    def _last_charge(self, execute: Callable[..., Any], ledger_id: str,
+                     head_count: int) -> Charge | None:
         row = execute(f"SELECT {self._COLUMNS} FROM skdp_charges WHERE ledger_id = ? "
                       "AND seq = ?", (ledger_id, head_count - 1)).fetchone()
         return None if row is None else self._charge_row(row)
 
     # ------------------------------------------------------------------ interface
-    def create_ledger(self, ledger_id, epsilon, delta):
+    def create_ledger(self, ledger_id: str, epsilon: float, delta: float) -> None:
         self.import_ledger(ledger_id, epsilon, delta, (), {})
 
-    def import_ledger(self, ledger_id, epsilon, delta, charges, streams):
+    def import_ledger(self, ledger_id: str, epsilon: float, delta: float, charges: Sequence[Charge],
+                      streams: Mapping[str, int]) -> None:
         head = charges[-1].hash if charges else genesis_hash(ledger_id, epsilon, delta)
         with self._transaction() as execute:
             execute("INSERT INTO skdp_ledgers VALUES (?, ?, ?, ?, ?)",
@@ -166,37 +183,38 @@ class SQLStore(LedgerStore):
                         (stream_id, ledger_id, version))
 
     @staticmethod
-    def _insert(execute, ledger_id, c):
+    def _insert(execute: Callable[..., Any], ledger_id: str, c: Charge) -> None:
         execute("INSERT INTO skdp_charges VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (ledger_id, *c))
 
-    def totals(self, ledger_id):
+    def totals(self, ledger_id: str) -> tuple[float, float]:
         with self._transaction() as execute:
             return self._locked_ledger(execute, ledger_id)[0]
 
-    def charges(self, ledger_id):
+    def charges(self, ledger_id: str) -> list[Charge]:
         with self._transaction() as execute:
             self._locked_ledger(execute, ledger_id)
             return self._read_charges(execute, ledger_id)
 
-    def spent(self, ledger_id):
+    def spent(self, ledger_id: str) -> tuple[float, float]:
         with self._transaction() as execute:
             _, head_count, _ = self._locked_ledger(execute, ledger_id)
             return spent_after(self._last_charge(execute, ledger_id, head_count))
 
-    def streams(self, ledger_id):
+    def streams(self, ledger_id: str) -> dict[str, int]:
         with self._transaction() as execute:
             rows = execute("SELECT stream_id, version FROM skdp_streams WHERE ledger_id = ?",
                            (ledger_id,)).fetchall()
         return {r[0]: int(r[1]) for r in rows}
 
-    def verify(self, ledger_id):
+    def verify(self, ledger_id: str) -> str | None:
         with self._transaction() as execute:
             totals, head_count, head_hash = self._locked_ledger(execute, ledger_id)
             return verify_chain(ledger_id, totals, self._read_charges(execute, ledger_id),
                                 head_count, head_hash)
 
-    def charge(self, ledger_id, epsilon, delta, label, stream=None):
+    def charge(self, ledger_id: str, epsilon: float, delta: float, label: str | None,
+               stream: tuple[str, int] | None = None) -> int:
         with self._transaction() as execute:
             totals, last, problem = self._head(execute, ledger_id)
             if problem is not None:
@@ -210,16 +228,17 @@ class SQLStore(LedgerStore):
                     (new.seq + 1, new.hash, ledger_id))
             return new.seq
 
-    def create_stream(self, ledger_id, stream_id):
+    def create_stream(self, ledger_id: str, stream_id: str) -> None:
         with self._transaction() as execute:
             execute("INSERT INTO skdp_streams VALUES (?, ?, 0)", (stream_id, ledger_id))
 
-    def advance_stream(self, stream_id, expected_version, what):
+    def advance_stream(self, stream_id: str, expected_version: int, what: str) -> int:
         with self._transaction() as execute:
             return self._cas(execute, stream_id, expected_version, what)
 
     @staticmethod
-    def _cas(execute, stream_id, expected_version, what):
+    def _cas(execute: Callable[..., Any], stream_id: str, expected_version: int,
+             what: str | None) -> int:
         cursor = execute("UPDATE skdp_streams SET version = version + 1 "
                          "WHERE stream_id = ? AND version = ?", (stream_id, expected_version))
         if cursor.rowcount != 1:

@@ -12,12 +12,16 @@ crosses a process boundary silently:
   :class:`~skdp.exceptions.PrivacyError` naming the fix.
 """
 
+from __future__ import annotations
+
 import contextlib
 import os
 import threading
+from collections.abc import Iterator
 
 from ...exceptions import PrivacyError
 from ._base import (
+    Charge,
     LedgerStore,
     check_fits,
     genesis_hash,
@@ -32,10 +36,10 @@ __all__ = ["MemoryStore"]
 
 
 class _MemoryLedger:
-    def __init__(self, epsilon, delta):
+    def __init__(self, epsilon: float, delta: float) -> None:
         self.totals = (float(epsilon), float(delta))
-        self.charges = []
-        self.streams = {}
+        self.charges: list[Charge] = []
+        self.streams: dict[str, int] = {}
 
 
 class MemoryStore(LedgerStore):
@@ -44,25 +48,25 @@ class MemoryStore(LedgerStore):
     url = "memory"
     shared = False
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._pid = os.getpid()
         self._lock = threading.Lock()
-        self._ledgers = {}
-        self._stream_ledger = {}
-        self._pending_drops = []  # ledgers to forget at the next locked operation
+        self._ledgers: dict[str, _MemoryLedger] = {}
+        self._stream_ledger: dict[str, str] = {}
+        self._pending_drops: list[str] = []  # ledgers to forget at the next locked operation
 
     @contextlib.contextmanager
-    def _locked(self):
+    def _locked(self) -> Iterator[None]:
         """The store's lock, after forgetting the ledgers whose drop was deferred."""
         with self._lock:
             self._drain_drops()
             yield
 
-    def _drain_drops(self):
+    def _drain_drops(self) -> None:
         while self._pending_drops:  # a finalizer may queue more meanwhile: loop
             self._forget(self._pending_drops.pop())
 
-    def _check_process(self):
+    def _check_process(self) -> None:
         if os.getpid() != self._pid:
             raise PrivacyError(
                 "a PrivacyBudget in the 'memory' store was inherited by a forked process "
@@ -72,19 +76,19 @@ class MemoryStore(LedgerStore):
                 "PrivacyBudget(..., store='sqlite:///path/ledger.db')."
             )
 
-    def _get(self, ledger_id):
+    def _get(self, ledger_id: str) -> _MemoryLedger:
         self._check_process()
         try:
             return self._ledgers[ledger_id]
         except KeyError:
             raise integrity_error(ledger_id, "it is not in this process's memory") from None
 
-    def create_ledger(self, ledger_id, epsilon, delta):
+    def create_ledger(self, ledger_id: str, epsilon: float, delta: float) -> None:
         with self._locked():
             self._check_process()
             self._ledgers[ledger_id] = _MemoryLedger(epsilon, delta)
 
-    def move_ledger(self, ledger_id, target):
+    def move_ledger(self, ledger_id: str, target: LedgerStore) -> None:
         """Copy a ledger (verified) and its streams into ``target`` and forget it here.
 
         One acquisition of the store's lock: no charge can land between the copy and
@@ -99,7 +103,7 @@ class MemoryStore(LedgerStore):
             target.import_ledger(ledger_id, *ledger.totals, ledger.charges, ledger.streams)
             self._forget(ledger_id)
 
-    def drop_ledger(self, ledger_id):
+    def drop_ledger(self, ledger_id: str) -> None:
         """Forget a ledger nobody holds any more (a no-op once it moved elsewhere).
 
         A weakref finalizer calls this, and the garbage collector may run finalizers
@@ -115,43 +119,44 @@ class MemoryStore(LedgerStore):
             finally:
                 self._lock.release()
 
-    def _forget(self, ledger_id):
+    def _forget(self, ledger_id: str) -> None:
         ledger = self._ledgers.pop(ledger_id, None)
         for stream_id in ledger.streams if ledger else ():
             self._stream_ledger.pop(stream_id, None)
 
     @staticmethod
-    def _problem(ledger_id, ledger):
+    def _problem(ledger_id: str, ledger: _MemoryLedger) -> str | None:
         head = ledger.charges[-1].hash if ledger.charges else genesis_hash(
             ledger_id, *ledger.totals)
         return verify_chain(ledger_id, ledger.totals, ledger.charges, len(ledger.charges),
                             head)
 
-    def totals(self, ledger_id):
+    def totals(self, ledger_id: str) -> tuple[float, float]:
         with self._locked():
             return self._get(ledger_id).totals
 
-    def charges(self, ledger_id):
+    def charges(self, ledger_id: str) -> list[Charge]:
         with self._locked():
             return list(self._get(ledger_id).charges)
 
-    def streams(self, ledger_id):
+    def streams(self, ledger_id: str) -> dict[str, int]:
         with self._locked():
             return dict(self._get(ledger_id).streams)
 
-    def spent(self, ledger_id):
+    def spent(self, ledger_id: str) -> tuple[float, float]:
         with self._locked():
             return spent_after(self._last(self._get(ledger_id)))
 
-    def verify(self, ledger_id):
+    def verify(self, ledger_id: str) -> str | None:
         with self._locked():
             return self._problem(ledger_id, self._get(ledger_id))
 
     @staticmethod
-    def _last(ledger):
+    def _last(ledger: _MemoryLedger) -> Charge | None:
         return ledger.charges[-1] if ledger.charges else None
 
-    def charge(self, ledger_id, epsilon, delta, label, stream=None):
+    def charge(self, ledger_id: str, epsilon: float, delta: float, label: str | None,
+               stream: tuple[str, int] | None = None) -> int:
         with self._locked():
             ledger = self._get(ledger_id)
             # Memory cannot be edited from outside the process, so the chain is not
@@ -164,17 +169,17 @@ class MemoryStore(LedgerStore):
                                               delta, label))
             return len(ledger.charges) - 1
 
-    def create_stream(self, ledger_id, stream_id):
+    def create_stream(self, ledger_id: str, stream_id: str) -> None:
         with self._locked():
             self._get(ledger_id).streams[stream_id] = 0
             self._stream_ledger[stream_id] = ledger_id
 
-    def advance_stream(self, stream_id, expected_version, what):
+    def advance_stream(self, stream_id: str, expected_version: int, what: str) -> int:
         with self._locked():
             self._check_process()
             return self._cas(stream_id, expected_version, what)
 
-    def _cas(self, stream_id, expected_version, what):
+    def _cas(self, stream_id: str, expected_version: int, what: str | None) -> int:
         ledger_id = self._stream_ledger.get(stream_id)
         streams = self._ledgers[ledger_id].streams if ledger_id in self._ledgers else {}
         if streams.get(stream_id) != expected_version:

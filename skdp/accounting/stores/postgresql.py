@@ -10,8 +10,12 @@ The connection string may carry a password: it is used to connect and never kept
 :attr:`url`, a repr, a log line or an error message.
 """
 
+from __future__ import annotations
+
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ...exceptions import LedgerIntegrityError
@@ -29,7 +33,7 @@ _TRIGGER = (
 _SCHEMA_LOCK_KEY = 0x736B6470
 
 
-def redact_url(url, mask="***"):
+def redact_url(url: str, mask: str | None = "***") -> str:
     """``url`` with its password (in the user info or a ``password=`` query parameter)
     replaced by ``mask`` — or, with ``mask=None``, removed, which leaves libpq to find
     it (``PGPASSWORD``, ``~/.pgpass``)."""
@@ -53,7 +57,7 @@ class PostgreSQLStore(SQLStore):
     placeholder = "%s"
     lock_suffix = " FOR UPDATE"
 
-    def __init__(self, url):
+    def __init__(self, url: str) -> None:
         super().__init__()
         try:
             import psycopg  # noqa: F401  (optional dependency)
@@ -71,7 +75,7 @@ class PostgreSQLStore(SQLStore):
         self._create_schema(_TRIGGER, lock=[("SELECT pg_advisory_xact_lock(?)",
                                              (_SCHEMA_LOCK_KEY,))])
 
-    def _connect(self):
+    def _connect(self) -> Any:
         import psycopg
 
         try:
@@ -84,11 +88,11 @@ class PostgreSQLStore(SQLStore):
             ) from None
 
     @contextmanager
-    def _begin(self, conn):
+    def _begin(self, conn: Any) -> Iterator[None]:
         with conn.transaction():
             yield
 
 
-def _scrub(message, dsn):
+def _scrub(message: str, dsn: str) -> str:
     password = urlsplit(dsn).password
     return message.replace(password, "***") if password else message

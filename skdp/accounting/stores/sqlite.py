@@ -12,8 +12,11 @@ URLs follow SQLAlchemy: ``sqlite:///ledger.db`` is relative to the working direc
 absolute form, so a pickle loaded from another directory finds the same file.
 """
 
+from __future__ import annotations
+
 import os
 import sqlite3
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 from ...exceptions import LedgerIntegrityError
@@ -42,7 +45,7 @@ class SQLiteStore(SQLStore):
         passes ``False``: a missing file is an error, never a fresh, empty ledger.
     """
 
-    def __init__(self, path, create=True):
+    def __init__(self, path: str, create: bool = True) -> None:
         super().__init__()
         self.path = os.path.abspath(path)
         self.url = "sqlite:///" + self.path
@@ -56,7 +59,7 @@ class SQLiteStore(SQLStore):
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         self._create_schema(_TRIGGERS)
 
-    def _connect(self):
+    def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None,
                                check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
@@ -64,7 +67,7 @@ class SQLiteStore(SQLStore):
         return conn
 
     @contextmanager
-    def _begin(self, conn):
+    def _begin(self, conn: sqlite3.Connection) -> Iterator[None]:
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield

@@ -1,0 +1,321 @@
+"""What both PERP predictors share: the sample, the ledger, answers and their scores.
+
+:class:`_PERPBase` keeps the initial labelled sample until the first
+data-dependent answer, then hands it to the running mechanism
+(:class:`~skdp.prediction._perp_phase.RectanglesRun`) and charges the ledger as
+the stream goes on. With fewer rows than the first phase needs (a public fact:
+n is the size of the user's own input), it answers one privately estimated
+majority label instead (``_perp_scores``).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from ..accounting import PrivacyBudget
+from ..exceptions import BudgetExhaustedError, PrivacyParameterError, PrivacyWarning
+from ._base import QueryBudgetedPredictor, QueryBudgetExhaustedError, _StreamState
+from ._perp_parameters import PERPParameters, perp_parameters
+from ._perp_phase import RectanglesRun
+from ._perp_scores import _PERPScores
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__: list[str] = []
+
+#: Above this many rows a preset's initial-sample need is not a dataset anyone has:
+#: the paper preset refuses (instead of silently answering data-independently).
+_IMPOSSIBLE_ROWS = 10**9
+#: Phase 1 may buffer up to t_1 labelled queries (its dataset D); refuse beyond this.
+_MAX_PHASE_ROWS = 2 * 10**9
+
+_PERP_CONSTRAINTS = {
+    **QueryBudgetedPredictor._parameter_constraints,
+    "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "gamma": [Interval(numbers.Real, 0, 1, closed="right")],
+    "preset": [StrOptions({"paper", "practical", "sharp"})],
+    "slice_size": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    "max_hard": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    "threshold": [Interval(numbers.Real, 0, None, closed="neither"), None],
+    "first_phase_length": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    "verbose": ["verbose"],
+}
+
+
+class _PERPBase(_PERPScores, QueryBudgetedPredictor):
+    """Shared fitting, answering and accounting of the PERP predictors.
+
+    Subclasses provide ``_schedule(epsilon, delta, n_features)``, ``_rows_needed``,
+    ``_initial_privacy`` and ``_start_run(X, y_pm, rng)`` (returns the run and the
+    column indices the run sees).
+    """
+
+    _parameter_constraints: dict = _PERP_CONSTRAINTS
+    #: The running mechanism's class (a hook for the privacy audits' broken variants).
+    _run_class = RectanglesRun
+
+    def __init__(self, epsilon: float = 1.0, delta: float = 1e-6, alpha: float = 0.1,
+                 beta: float = 0.05, gamma: float = 0.5, *, preset: str = "practical",
+                 slice_size: int | None = None, max_hard: int | None = None,
+                 threshold: float | None = None, first_phase_length: int | None = None,
+                 budget: PrivacyBudget | None = None,
+                 random_state: int | np.random.Generator | None = None, verbose: int = 0,
+                 classes: ArrayLike | None = None) -> None:
+        self.epsilon = epsilon
+        self.delta = delta
+        self.alpha = alpha
+        self.beta = beta
+        self.gamma = gamma
+        self.preset = preset
+        self.slice_size = slice_size
+        self.max_hard = max_hard
+        self.threshold = threshold
+        self.first_phase_length = first_phase_length
+        self.budget = budget
+        self.random_state = random_state
+        self.verbose = verbose
+        self.classes = classes
+
+    # ------------------------------------------------------------------ hooks
+    def _schedule(self, epsilon: float, delta: float, n_features: int) -> PERPParameters:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def _rows_needed(self, params: PERPParameters, n_features: int) -> int:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def _initial_privacy(self) -> tuple[float, float]:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def _start_run(self, X, y_pm, rng):
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    # ------------------------------------------------------------------ fitting
+    def _perp_parameters(self, epsilon, delta, alpha, beta, n_features):
+        return perp_parameters(
+            epsilon, delta, alpha, beta, self.gamma, n_features, preset=self.preset,
+            n_phases=3, slice_size=self.slice_size, max_hard=self.max_hard,
+            threshold=self.threshold, first_phase_length=self.first_phase_length,
+        )
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
+        """Store the initial labelled sample; spends nothing (answers pay).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Two labels; ``classes_[1]`` (the larger) is the positive class.
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, y)
+
+    def _fit(self, X, y, classes=None):
+        epsilon, delta = self._check_privacy_params()
+        if delta == 0:
+            raise PrivacyParameterError(
+                f"{type(self).__name__} needs δ > 0 (ChallengeBT, Stopper and RSC are (ε, δ)).")
+        X, y = self._validate_training_data(X, y, reset=True)
+        classes = self._set_classes(y, classes)
+        params = self._schedule(epsilon, delta, X.shape[1])
+        self.classes_ = classes
+        y_pm = self._to_pm(y)
+        self.parameters_ = params
+        self.initial_sample_size_ = self._rows_needed(params, X.shape[1])
+        state = _StreamState(self._new_ledger(epsilon, delta))
+        state.X, state.y = X, y_pm
+        state.started = False
+        state.majority = None
+        state.n_answered = 0
+        state.n_stream = 0
+        state.phase, state.step, state.n_reexecutions = 1, 0, 0
+        self._state = state
+        self._check_sample(stacklevel=4)
+        return self
+
+    def _check_sample(self, stacklevel):
+        n, need = self._state.X.shape[0], self.initial_sample_size_
+        params = self.parameters_
+        if n < need:
+            if self.preset == "paper" and need > _IMPOSSIBLE_ROWS:
+                raise ValueError(
+                    f"{type(self).__name__}(preset='paper') needs {need:.3g} labelled rows "
+                    f"(and phases of {params.first_phase_length:.3g} queries) at these ε, δ, "
+                    f"α, β, γ, d — the paper's constants; got {n}. Use preset='practical' "
+                    "(same mechanisms and privacy proof, smaller utility constants) or see "
+                    "perp_parameters for what each preset needs."
+                )
+            warnings.warn(
+                f"{type(self).__name__}: {n} labelled rows are fewer than the {need} the "
+                f"first phase needs at ε = {float(self.epsilon):g} (preset={self.preset!r}); "
+                "until partial_fit adds rows the predictor answers one majority label "
+                "estimated by one noisy count (ε charged at the first answer; after that "
+                "the mechanism can no longer start).",
+                PrivacyWarning,
+                stacklevel=stacklevel,
+            )
+        elif params.first_phase_length * params.n_features > _MAX_PHASE_ROWS:
+            raise ValueError(
+                f"{type(self).__name__}: phase 1 lasts {params.first_phase_length:.3g} queries "
+                "and may have to store each of them; refusing to start a mechanism that "
+                "cannot hold its own phase in memory."
+            )
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None) -> Self:
+        """Append labelled rows to the initial sample (before the first answered query).
+
+        The first call is ``fit`` (``classes`` required, here or as the parameter).
+        Later calls before any query has been answered from the data pool the rows,
+        so ``fit`` on the concatenation and a sequence of ``partial_fit`` calls give
+        the same predictor (same ``random_state``). Once the mechanism has started, the
+        initial sample is held by running mechanisms (RSC slices, ChallengeBT
+        copies) and cannot grow: a ``ValueError`` is raised, nothing changes. Once
+        a majority label was released (too few rows), the rows are kept but never
+        used (the ledger has no ε left for the mechanism), with a warning.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (2,), optional
+            The public label set (first call only, unless given as the parameter).
+
+        Returns
+        -------
+        self
+        """
+        if not hasattr(self, "budget_"):
+            self._check_first_partial_fit(classes)
+            return self._fit(X, y, classes=classes)
+        X, y_pm = self._later_partial_fit_rows(X, y, classes)
+        state = self._state
+        if state.started:
+            raise ValueError(
+                f"{type(self).__name__}: the initial sample is already in use by the running "
+                f"mechanism ({state.n_stream} queries answered from it); it cannot grow. "
+                "Fit a new predictor (a new mechanism, charged anew) to use more rows."
+            )
+        state.X = np.concatenate([state.X, X])
+        state.y = np.concatenate([state.y, y_pm])
+        if state.majority is not None:
+            warnings.warn(
+                f"{type(self).__name__}: a majority label was already released (ε spent); "
+                "these rows are kept but the predictor keeps answering it. Fit a new "
+                "predictor to use them.", PrivacyWarning, stacklevel=3)
+            return self
+        self._check_sample(stacklevel=4)
+        return self
+
+    # ------------------------------------------------------------------ answering
+    def _ready(self):
+        state = self._state
+        return state.started or (state.majority is None
+                                 and state.X.shape[0] >= self.initial_sample_size_)
+
+    def _start(self):
+        state = self._state
+        eps0, delta0 = self._initial_privacy()
+        self._pay_or_refuse(eps0, delta0, "initial sample (phase-1 slices)")
+        state.started = True
+        state.mechanism, state.columns = self._start_run(state.X, state.y, state.rng)
+        state.X = state.y = None  # held by the mechanism now; never used again
+
+    def _pay_or_refuse(self, epsilon, delta, label):
+        try:
+            self._pay(epsilon, delta, label)
+        except BudgetExhaustedError as exc:
+            raise QueryBudgetExhaustedError(str(exc), np.empty(0, dtype=np.int8)) from exc
+
+    def _scores(self, X):
+        """The released score of each query in [−1, 1] (see ``predict_proba``)."""
+        state = self._state
+        n = X.shape[0]
+        if not self._ready():
+            score = self._majority_score()
+            state.n_answered += n
+            return np.full(n, score)
+        if state.mechanism is None:
+            if state.started:
+                raise QueryBudgetExhaustedError(
+                    f"{type(self).__name__}: this is a copy (deepcopy/pickle) of a predictor "
+                    "whose mechanism is running; continuing it here would fork the mechanism "
+                    "(its noise cannot be shared, and a second run on the same sample costs "
+                    "another ε that the shared ledger budget_ does not have). Use the original.",
+                    np.empty(0, dtype=np.int8),
+                )
+            self._start()
+        sched = self.parameters_.delta_schedule
+        a = state.n_stream
+        delta_q = float(sched.remaining_after(a) - sched.remaining_after(a + n))
+        self._pay_or_refuse(0.0, max(delta_q, 0.0), f"queries {a + 1}–{a + n}")
+        run = state.mechanism
+        walk = run.answer(X[:, state.columns])
+        state.n_answered += n
+        state.n_stream += n
+        state.phase, state.step, state.n_reexecutions = run.phase, run.step, run.n_reexecutions
+        return self._walk_scores(walk)
+
+    def _answer(self, X):
+        return np.where(self._scores(X) > 0, 1, -1).astype(np.int8)
+
+    # ------------------------------------------------------------------ attributes
+    @property
+    def queries_answered_(self) -> int:
+        """Queries answered so far by this predictor (all calls, data-independent ones too)."""
+        check_is_fitted(self, "budget_")
+        return self._state.n_answered
+
+    @property
+    def phase_(self) -> int:
+        """The current phase p (1-based); phase p lasts t_p = t_1·3^(p−1) queries."""
+        check_is_fitted(self, "budget_")
+        state = self._state
+        return state.phase + (1 if state.step == self.parameters_.phase(state.phase).length
+                              else 0)
+
+    @property
+    def next_phase_sample_size_(self) -> int:
+        """Queries the current phase still has to answer (and label) before the next starts.
+
+        Phases are data-independent: phase p ends after t_p queries, whose
+        positively labelled ones form the next phase's sample.
+        """
+        check_is_fitted(self, "budget_")
+        state = self._state
+        length = self.parameters_.phase(state.phase).length
+        if state.step == length:
+            return self.parameters_.phase(state.phase + 1).length
+        return length - state.step
+
+    @property
+    def n_reexecutions_(self) -> int:
+        """ChallengeBT copies re-executed on their medium queries after a Stopper halt."""
+        check_is_fitted(self, "budget_")
+        return self._state.n_reexecutions
+
+    @property
+    def mechanism_started_(self) -> bool:
+        """True once the initial sample has been handed to the mechanism (first answer)."""
+        check_is_fitted(self, "budget_")
+        return self._state.started
+
+    @property
+    def majority_released_(self) -> bool:
+        """True once the too-few-rows majority label was released (ε charged)."""
+        check_is_fitted(self, "budget_")
+        return self._state.majority is not None
