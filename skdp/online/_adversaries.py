@@ -21,10 +21,16 @@ Y. Li, Y. Wang, Y. Ye. Private online learning against an adaptive adversary: re
 and agnostic settings, 2024, §2.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_generator, check_positive_int
+from .._validation import RandomStateLike, check_generator, check_positive_int
 from ..hypotheses.finite import FiniteClass
 from ..hypotheses.littlestone import (
     FiniteVersionSpace,
@@ -33,6 +39,9 @@ from ..hypotheses.littlestone import (
     version_space,
 )
 from ._soa import MistakeBoundedLearner, SOALearner
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = [
     "AdaptiveFiniteAdversary",
@@ -43,8 +52,12 @@ __all__ = [
     "run_online",
 ]
 
+#: ``probe(x)``: the learner's released hypothesis at domain index x (None: not known yet).
+Probe = Callable[[int], int | None]
 
-def random_finite_class(n_hypotheses, n_domain, *, random_state=None):
+
+def random_finite_class(n_hypotheses: int, n_domain: int, *,
+                        random_state: RandomStateLike = None) -> FiniteClass:
     """A class of ``n_hypotheses`` distinct uniformly random ±1 labellings of {0, …, N−1}.
 
     The "random finite class" of the benchmarks: no structure for the learner to exploit.
@@ -118,7 +131,7 @@ class HiddenTargetAdversary:
         self._vs = version_space(hypothesis_class)
         self.n_domain = self._vs.n_domain
 
-    def reset(self, rng):
+    def reset(self, rng: RandomStateLike) -> Self:
         """Start a game: draw the target (``labels_`` on the whole domain)."""
         self._rng = check_generator(rng)
         self.labels_ = _target_labels(self._vs, self._rng, self.target)
@@ -145,7 +158,8 @@ class ObliviousAdversary(HiddenTargetAdversary):
 
     oblivious = True
 
-    def __init__(self, hypothesis_class, *, target=None, order="random"):
+    def __init__(self, hypothesis_class: Any, *, target: int | None = None,
+                 order: str = "random") -> None:
         if order not in ("random", "worst"):
             raise ValueError(f"order must be 'random' or 'worst', got {order!r}.")
         self.order = order
@@ -168,7 +182,7 @@ class ObliviousAdversary(HiddenTargetAdversary):
             xs.append(x)
             soa.update(x, int(self.labels_[x]))
 
-    def stream(self, n_rounds):
+    def stream(self, n_rounds: int) -> tuple[NDArray[np.intp], NDArray[np.int8]]:
         """The first ``n_rounds`` examples: ``x`` (ints) and ``y`` (±1 int8)."""
         n_rounds = check_positive_int(n_rounds, "n_rounds")
         x = self._rng.integers(0, self.n_domain, size=n_rounds)
@@ -206,7 +220,8 @@ class AdaptiveThresholdAdversary:
 
     oblivious = False
 
-    def __init__(self, n_domain, *, sees_current=False, pinned="random"):
+    def __init__(self, n_domain: int, *, sees_current: bool = False,
+                 pinned: str = "random") -> None:
         if pinned not in ("random", "seek"):
             raise ValueError(f"pinned must be 'random' or 'seek', got {pinned!r}.")
         self.n_domain = ThresholdVersionSpace(n_domain).n_domain
@@ -214,10 +229,12 @@ class AdaptiveThresholdAdversary:
         self.pinned = pinned
         self.reset(None)
 
-    def reset(self, rng):
+    def reset(self, rng: RandomStateLike) -> Self:
+        """Start a game: the full range of thresholds, no past predictions."""
         self._rng = check_generator(rng)
         self._lo, self._hi = 0, self.n_domain
-        self._past_x, self._past_pred = [], []
+        self._past_x: list[int] = []
+        self._past_pred: list[int] = []
         return self
 
     def _guess(self, x, probe):
@@ -233,7 +250,7 @@ class AdaptiveThresholdAdversary:
                 return int(py)
         return -1
 
-    def next_round(self, probe=None):
+    def next_round(self, probe: Probe | None = None) -> tuple[int, int]:
         lo, hi = self._lo, self._hi
         if lo < hi:
             x = (lo + hi - 1) // 2  # splits [lo, hi] into t ≤ x and t > x
@@ -254,7 +271,7 @@ class AdaptiveThresholdAdversary:
             x = int(candidates[int(self._rng.integers(len(candidates)))])
         return x, (1 if x >= t else -1)
 
-    def observe(self, x, y, y_hat):
+    def observe(self, x: int, y: int, y_hat: int) -> None:
         if y_hat != y:  # the hypothesis may have changed: forget what it said before
             self._past_x, self._past_pred = [], []
         self._past_x.append(x)
@@ -284,7 +301,8 @@ class AdaptivePointAdversary:
 
     oblivious = False
 
-    def __init__(self, n_domain, *, target=None, reveal=0.5, sees_current=False, n_probes=16):
+    def __init__(self, n_domain: int, *, target: int | None = None, reveal: float = 0.5,
+                 sees_current: bool = False, n_probes: int = 16) -> None:
         self.n_domain = PointVersionSpace(n_domain).n_domain
         if not 0.0 <= reveal <= 1.0:
             raise ValueError(f"reveal must lie in [0, 1], got {reveal!r}.")
@@ -294,17 +312,18 @@ class AdaptivePointAdversary:
         self.n_probes = n_probes
         self.reset(None)
 
-    def reset(self, rng):
+    def reset(self, rng: RandomStateLike) -> Self:
+        """Start a game: draw the target point i* (unless given), forget false positives."""
         self._rng = check_generator(rng)
         labels = _target_labels(PointVersionSpace(self.n_domain), self._rng, self.target)
         self._target = int(np.flatnonzero(labels > 0)[0])
-        self._false_positives = []
+        self._false_positives: list[int] = []
         return self
 
     def _label(self, x):
         return 1 if x == self._target else -1
 
-    def next_round(self, probe=None):
+    def next_round(self, probe: Probe | None = None) -> tuple[int, int]:
         if self._false_positives:
             x = self._false_positives.pop()
             return x, self._label(x)
@@ -319,7 +338,7 @@ class AdaptivePointAdversary:
         x += x >= self._target
         return x, -1
 
-    def observe(self, x, y, y_hat):
+    def observe(self, x: int, y: int, y_hat: int) -> None:
         if y_hat == 1 and y == -1 and len(self._false_positives) < 64:
             self._false_positives.append(x)
 
@@ -345,14 +364,15 @@ class AdaptiveFiniteAdversary:
 
     oblivious = False
 
-    def __init__(self, hypothesis_class, *, sees_current=True):
+    def __init__(self, hypothesis_class: Any, *, sees_current: bool = True) -> None:
         self.hypothesis_class = hypothesis_class
         self.sees_current = sees_current
         self._full = version_space(hypothesis_class)
         self.n_domain = self._full.n_domain
         self.reset(None)
 
-    def reset(self, rng):
+    def reset(self, rng: RandomStateLike) -> Self:
+        """Start a game: the version space is the whole class again."""
         self._rng = check_generator(rng)
         self._vs = self._full
         return self
@@ -365,7 +385,7 @@ class AdaptiveFiniteAdversary:
                 return x
         raise AssertionError("no split point: impossible for Ldim ≥ 1")  # pragma: no cover
 
-    def next_round(self, probe=None):
+    def next_round(self, probe: Probe | None = None) -> tuple[int, int]:
         if self._vs.ldim() >= 1:
             x = self._split_point()
             guess = probe(x) if (self.sees_current and probe is not None) else None
@@ -377,7 +397,7 @@ class AdaptiveFiniteAdversary:
         x = int(self._rng.integers(0, self.n_domain))
         return x, int(self._vs.predict(x))  # all hypotheses left agree (Ldim 0)
 
-    def observe(self, x, y, y_hat):
+    def observe(self, x: int, y: int, y_hat: int) -> None:
         """The choice of labels already used the prediction it expected; nothing to keep."""
 
 
@@ -394,7 +414,8 @@ def _fitted(est):
     return True
 
 
-def run_online(learner, adversary, n_rounds, *, random_state=None):
+def run_online(learner: Any, adversary: Any, n_rounds: int, *,
+               random_state: RandomStateLike = None) -> NDArray[np.int64]:
     """Play ``learner`` against ``adversary`` for ``n_rounds``; return the mistake curve.
 
     Parameters

@@ -1,8 +1,18 @@
 """Label noise for the agnostic setting: a wrapper around any adversary."""
 
-import numpy as np
+from __future__ import annotations
 
-from .._validation import check_generator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._validation import RandomStateLike, check_generator
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from ._adversaries import Probe
 
 __all__ = ["NoisyLabels"]
 
@@ -34,7 +44,7 @@ class NoisyLabels:
     True
     """
 
-    def __init__(self, adversary, rate):
+    def __init__(self, adversary: Any, rate: float) -> None:
         rate_f = float(rate) if not isinstance(rate, bool) else np.nan
         if not 0.0 <= rate_f <= 0.5:
             raise ValueError(f"rate must lie in [0, 1/2], got {rate!r}.")
@@ -44,20 +54,23 @@ class NoisyLabels:
         self.n_domain = adversary.n_domain
         self.reset(None)
 
-    def reset(self, rng):
-        rng = check_generator(rng)
-        inner, noise = rng.spawn(2)
+    def reset(self, rng: RandomStateLike) -> Self:
+        """Start a game: reset the wrapped adversary, fresh label noise, empty history."""
+        gen = check_generator(rng)
+        inner, noise = gen.spawn(2)
         self.adversary.reset(inner)
         self._rng = noise
-        self._x, self._y, self._clean = [], [], None
+        self._x: list[NDArray[Any]] = []
+        self._y: list[NDArray[np.int8]] = []
+        self._clean: int | None = None
         return self
 
-    def _flip(self, y):
+    def _flip(self, y: ArrayLike) -> NDArray[np.int8]:
         y = np.asarray(y, dtype=np.int8)
         flip = self._rng.random(y.shape) < self.rate
         return np.where(flip, -y, y).astype(np.int8)
 
-    def stream(self, n_rounds):
+    def stream(self, n_rounds: int) -> tuple[NDArray[np.intp], NDArray[np.int8]]:
         """Oblivious streams: the wrapped stream with flipped labels."""
         x, y = self.adversary.stream(n_rounds)
         y = self._flip(y)
@@ -65,7 +78,8 @@ class NoisyLabels:
         self._y.append(y)
         return x, y
 
-    def next_round(self, probe=None):
+    def next_round(self, probe: Probe | None = None) -> tuple[int, int]:
+        """The wrapped adversary's next example, its label flipped with probability ``rate``."""
         x, y = self.adversary.next_round(probe)
         self._clean = int(y)
         noisy = int(self._flip(y))
@@ -73,10 +87,11 @@ class NoisyLabels:
         self._y.append(np.array([noisy], dtype=np.int8))
         return x, noisy
 
-    def observe(self, x, y, y_hat):
+    def observe(self, x: int, y: int, y_hat: int) -> None:
+        """Show the wrapped adversary its own clean label (``y`` is the noisy one)."""
         self.adversary.observe(x, self._clean, y_hat)
 
-    def history(self):
+    def history(self) -> tuple[NDArray[np.intp], NDArray[np.int8]]:
         """``(x, y)`` of every round played since ``reset``, noisy labels."""
         if not self._x:
             return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.int8)

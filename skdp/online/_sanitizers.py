@@ -28,9 +28,20 @@ Two implementations:
   present in the batch can appear), (ε, δ)-DP.
 """
 
-import numpy as np
+from __future__ import annotations
 
-from .._validation import check_delta, check_epsilon, check_generator, check_positive_int
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._validation import (
+    RandomStateLike,
+    check_delta,
+    check_epsilon,
+    check_generator,
+    check_positive_int,
+)
 from ..mechanisms.histogram import StableHistogram
 from ..mechanisms.laplace import discrete_laplace
 
@@ -87,7 +98,8 @@ def _cells_to_rows(counts, n_domain):
     return (cells // 2).astype(np.intp), np.where(cells % 2 == 1, 1, -1).astype(np.int8)
 
 
-def _check_batch(x, y, n_domain):
+def _check_batch(x: ArrayLike, y: ArrayLike,
+                 n_domain: int) -> tuple[NDArray[np.intp], NDArray[Any]]:
     x = np.asarray(x)
     y = np.asarray(y)
     if x.ndim != 1 or y.shape != x.shape or x.size == 0:
@@ -111,7 +123,9 @@ class Sanitizer:
     less (as reported by :meth:`cost`), and decide failure from its private output only.
     """
 
-    def sanitize(self, x, y, n_domain, epsilon, delta, random_state=None):
+    def sanitize(self, x: ArrayLike, y: ArrayLike, n_domain: int, epsilon: float, delta: float,
+                 random_state: RandomStateLike = None
+                 ) -> tuple[NDArray[np.intp], NDArray[np.int8]] | None:
         """Synthetic ``(x', y')`` of the same length as ``x``, or None on failure.
 
         Parameters
@@ -132,7 +146,7 @@ class Sanitizer:
         """
         raise NotImplementedError
 
-    def cost(self, epsilon, delta):
+    def cost(self, epsilon: float, delta: float) -> tuple[float, float]:
         """(ε, δ) one call of :meth:`sanitize` with these arguments spends."""
         return check_epsilon(epsilon), check_delta(delta)
 
@@ -177,7 +191,7 @@ class HistogramSanitizer(Sanitizer):
     (6, True)
     """
 
-    def __init__(self, *, post="project", max_cells=2**22):
+    def __init__(self, *, post: str = "project", max_cells: int = 2**22) -> None:
         if post not in ("project", "clip"):
             raise ValueError(f"post must be 'project' or 'clip', got {post!r}.")
         self.post = post
@@ -194,7 +208,9 @@ class HistogramSanitizer(Sanitizer):
             return exact
         return exact + discrete_laplace(scale, size=exact.size, random_state=rng)
 
-    def sanitize(self, x, y, n_domain, epsilon, delta, random_state=None):
+    def sanitize(self, x: ArrayLike, y: ArrayLike, n_domain: int, epsilon: float, delta: float,
+                 random_state: RandomStateLike = None
+                 ) -> tuple[NDArray[np.intp], NDArray[np.int8]] | None:
         epsilon = check_epsilon(epsilon)
         n_domain = check_positive_int(n_domain, "n_domain")
         if 2 * n_domain > self.max_cells:
@@ -210,7 +226,7 @@ class HistogramSanitizer(Sanitizer):
         counts = allocate_rows(weights, x.size)
         return None if counts is None else _cells_to_rows(counts, n_domain)
 
-    def cost(self, epsilon, delta):
+    def cost(self, epsilon: float, delta: float) -> tuple[float, float]:
         return check_epsilon(epsilon), 0.0
 
 
@@ -229,7 +245,9 @@ class StableHistogramSanitizer(Sanitizer):
     Thm 2.6; see :mod:`skdp.mechanisms.histogram`); allocation is post-processing.
     """
 
-    def sanitize(self, x, y, n_domain, epsilon, delta, random_state=None):
+    def sanitize(self, x: ArrayLike, y: ArrayLike, n_domain: int, epsilon: float, delta: float,
+                 random_state: RandomStateLike = None
+                 ) -> tuple[NDArray[np.intp], NDArray[np.int8]] | None:
         epsilon = check_epsilon(epsilon)
         n_domain = check_positive_int(n_domain, "n_domain")
         x, y = _check_batch(x, y, n_domain)

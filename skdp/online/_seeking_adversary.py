@@ -1,9 +1,17 @@
 """A mistake-seeking adaptive adversary that keeps a hidden target and does not collapse."""
 
-import numpy as np
+from __future__ import annotations
 
-from .._validation import check_positive_int
-from ._adversaries import HiddenTargetAdversary
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._validation import RandomStateLike, check_positive_int
+from ._adversaries import HiddenTargetAdversary, Probe
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["MistakeSeekingAdversary"]
 
@@ -60,12 +68,14 @@ class MistakeSeekingAdversary(HiddenTargetAdversary):
 
     oblivious = False
 
-    def __init__(self, hypothesis_class, *, n_probes=8, target=None):
+    def __init__(self, hypothesis_class: Any, *, n_probes: int = 8,
+                 target: int | None = None) -> None:
         self.n_probes = check_positive_int(n_probes, "n_probes")
         self._setup(hypothesis_class, target)
         self.reset(None)
 
-    def reset(self, rng):
+    def reset(self, rng: RandomStateLike) -> Self:
+        """Start a game: draw h* and locate its boundary; ``n_found_`` back to 0."""
         super().reset(rng)
         edges = np.flatnonzero(self.labels_[1:] != self.labels_[:-1])
         self._boundary = np.unique(np.concatenate([edges, edges + 1]))
@@ -73,7 +83,7 @@ class MistakeSeekingAdversary(HiddenTargetAdversary):
         self.n_found_ = 0
         return self
 
-    def _candidates(self):
+    def _candidates(self) -> NDArray[np.int64]:
         rng, k, n = self._rng, self.n_probes, self.n_domain
         x = rng.integers(0, n, size=k)
         if self._boundary.size:
@@ -84,7 +94,7 @@ class MistakeSeekingAdversary(HiddenTargetAdversary):
             x[:near] = np.clip(base + sign * (step - 1), 0, n - 1)
         return x
 
-    def next_round(self, probe=None):
+    def next_round(self, probe: Probe | None = None) -> tuple[int, int]:
         cands = self._candidates()
         if probe is not None:
             for c in cands.tolist():
@@ -95,5 +105,5 @@ class MistakeSeekingAdversary(HiddenTargetAdversary):
         c = int(cands[0])
         return c, int(self.labels_[c])
 
-    def observe(self, x, y, y_hat):
+    def observe(self, x: int, y: int, y_hat: int) -> None:
         """Nothing to remember: every round probes the current release afresh."""
