@@ -75,9 +75,9 @@ class GreedyDecisionListClassifier(_DecisionListBase):
         order (sign 0 only with ``negations=True``).
     default_label_ : label
         Prediction when no rule fires.
-    rule_class_counts_ : ndarray of shape (len(rules_) + 1, n_classes)
-        Weighted label counts of the training rows each rule reaches first (last
-        row: the rows no rule fires on).
+    rule_class_counts_ : ndarray of shape (n_rules + 1, n_classes)
+        Weighted label counts of the training rows each rule reaches first, one
+        row per rule of ``rules_`` and a last row for the rows no rule fires on.
     classes_ : ndarray
     n_features_in_ : int
     feature_names_in_ : ndarray of str

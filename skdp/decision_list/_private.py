@@ -116,9 +116,9 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         order (sign 0 only with ``negations=True``).
     default_label_ : label
         Prediction when no rule fires (the argmax of the noisy counts).
-    rule_class_counts_ : ndarray of int64 of shape (len(rules_) + 1, n_classes)
-        The released noisy label counts of the rows each rule reaches first (last
-        row: the rows no rule fires on); may be negative.
+    rule_class_counts_ : ndarray of int64 of shape (n_rules + 1, n_classes)
+        The released noisy label counts of the rows each rule reaches first, one
+        row per rule of ``rules_`` and a last row for the rows no rule fires on; may be negative.
     classes_ : ndarray
     n_features_in_ : int
     feature_names_in_ : ndarray of str
