@@ -15,6 +15,7 @@ from ..mechanisms import HistSparse, StableHistogram
 from ._base import PrivateOnlineDomainClassifier
 from ._budget_split import ACCOUNTING
 from ._competitor_sparse import CompetitorHistSparse
+from ._dp_soa_anchored import AnchoredLearner
 from ._dp_soa_forest import (
     BOTTOM,
     ROLE_HIST_SPARSE,
@@ -23,8 +24,8 @@ from ._dp_soa_forest import (
     Forest,
     event_key,
 )
-from ._dp_soa_params import DPSOAParameters, resolve_dp_soa_parameters
-from ._soa import estimator_base_learner
+from ._dp_soa_params import DPSOAParameters, resolve_base_learner, resolve_dp_soa_parameters
+from ._soa import MistakeBoundedLearner, estimator_base_learner
 
 __all__ = ["DPSOAClassifier", "DPSOAParameters"]
 
@@ -38,31 +39,37 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
     """Differentially private online learner for Littlestone classes (DP-SOA).
 
     Golowich & Livni's Alg. 1. A forest of ``n_trees`` (k₂) full binary trees with
-    ``n_leaves`` (k₁) leaves runs copies of a deterministic mistake-bounded base learner A
-    (the SOA by default) on a random partition of the stream: round t goes to a random
-    leaf π(t) and from there to its pertinent ancestor v, whose sequence S_v it extends.
-    When two pertinent siblings come to disagree, a *tournament example* (x̄ where they
-    disagree, a random label ȳ) is appended to the one erring on it and handed to their
-    parent; each tree outputs A(S_v) for a random pair of agreeing pertinent siblings.
-    The published hypothesis is chosen from the list of the k₂ tree outputs by a sparse
-    vector and a stable histogram (Alg. 2, or its competitor-aware variant
+    ``n_leaves`` (k₁) leaves runs copies of a deterministic base learner A on a random
+    partition of the stream: round t goes to a random leaf π(t) and from there to its
+    pertinent ancestor v, whose sequence S_v it extends. When two pertinent siblings come
+    to disagree, a *tournament example* (x̄ where they disagree, a random label ȳ) is
+    appended to the one erring on it and handed to their parent; each tree outputs
+    A(S_v) for a random pair of agreeing pertinent siblings. The practical preset uses
+    flat trees (k₁ = 1: each tree is one copy on its own rows, no tournament) of the
+    *anchored* learner (:class:`~skdp.online._dp_soa_anchored.AnchoredLearner`: the
+    hypothesis of its version space nearest to the public A(∅)), so that copies fed
+    different rows of one stream agree on the target; ``base_learner="soa"`` keeps the
+    paper's SOA and tournament trees. The published hypothesis is chosen from the list
+    of the k₂ tree outputs by a sparse vector and a stable histogram (Alg. 2, or its
+    competitor-aware variant
     :class:`~skdp.online._competitor_sparse.CompetitorHistSparse`); predictions between
     switches are one vectorised call. X holds real features read through the class's
     public discretisation (default :class:`~skdp.hypotheses.MeanThresholds`), or domain
-    indices (shape (n, 1)) for a class without one; ``fit``
-    starts a stream, ``partial_fit`` continues it (any split into blocks gives the same
-    model), ``predict`` is post-processing of the last release.
+    indices (shape (n, 1)) for a class without one; ``fit`` starts a stream,
+    ``partial_fit`` continues it (any split into blocks gives the same model),
+    ``predict`` is post-processing of the last release.
 
-    Where it learns (measured, ``benchmarks/results/online_littlestone.md``): streams that
-    pin the target within a few examples per copy — the binary-search adaptive adversary
-    (thresholds on 2¹⁶ points: a forced phase of ≈ 1.4–1.6·10³ rounds at ε = 1, then
-    flat), uniform streams on tiny domains (thresholds on ≤ 16 points,
-    T ≥ 10⁴–10⁵). It does not learn uniform streams on 2⁸ points or more, intervals or
-    rectangles at T = 10⁴, nor the mistake-seeking adversary (it errs on nearly every
-    round: that adversary shows the copies only the released hypothesis' errors, so
-    each copy pins a different hypothesis and no hypothesis gets enough trees). Use
-    :class:`~skdp.online.AdaptivePrivateOnlineClassifier` there (its default
-    consistency release learns these streams) or
+    Where it learns (measured at the defaults, ``benchmarks/results/online_littlestone.md``):
+    thresholds on 2¹⁶ points at ε = 1 against the binary-search adversary (≈ 200
+    mistakes, then flat) and against the mistake-seeking adversary (≈ 1.5–2·10³, then
+    flat: the release is the target exactly); uniform streams over thresholds on up to
+    2⁸ points (T ≥ 10³ on 4 points, 10⁴ on 16, 10⁵ on 256); intervals and rectangles
+    on oblivious streams at T = 10⁴ in some games. It does not learn intervals or
+    rectangles against the mistake-seeking adversary (copies agree on an intermediate
+    hypothesis of a small class, which the single release then keeps), nor thresholds
+    on 2¹² points or more from uniform streams at T ≤ 10⁵ (a copy must see the
+    target's boundary point). Use :class:`~skdp.online.AdaptivePrivateOnlineClassifier`
+    there (its default consistency release learns these streams) or
     :class:`~skdp.online.PrivateExpertsClassifier` (oblivious streams).
 
     Parameters
@@ -80,20 +87,23 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         public discretisation (``MeanThresholds``, ``RealThresholds``) reads real
         features; any other reads domain indices, X of shape (n, 1).
     n_trees : int, optional
-        k₂. Practical default: 1.5 × the competitor threshold (at least 64), so the test
-        fires once two thirds of the trees agree on a competitor; with
+        k₂. Practical default: a multiple of the R trees the competitor query's first
+        firing needs (half its threshold, at least 64 in all): 8R for the anchored
+        learner (a copy needs one informative row, so more and emptier trees reach R
+        sooner), 3R for the SOA (fires once two thirds agree); with
         ``query="frequency"`` the size for which the stable histogram releases every
         element of frequency > η (:func:`~skdp.mechanisms.stable_histogram_min_size`).
         Capped at 2¹⁵ with a warning.
     n_leaves : int, optional
-        k₁, a power of two ≥ 2. Practical default: the paper's 2^{d+1} for Ldim d ≤ 5,
-        else 4 (see Notes).
+        k₁, a power of two (1: flat trees, no tournament). Practical default: 1 for the
+        anchored learner; for the SOA the paper's 2^{d+1} for Ldim d ≤ 5, else 4.
     max_switches : int, optional
         c, the cutoff (histogram releases; then the learner stops updating). Practical
         default 1; the paper's c = 4k₁/η with ``preset="theory"``.
     eta : float in (0, 1], optional
         η: θ = 1 − 3η/32 for the frequency query, histogram threshold max(A + 2,
-        ⌈ηk₂/2⌉). Default 0.25 (practical).
+        ⌈ηk₂/2⌉). Default 0.25 (practical), and min(0.25, 2(A + 2)/k₂) with the
+        competitor query, so that the histogram's threshold stays A + 2.
     query : {"competitor", "frequency"}, optional
         The sparse-vector query: ``"frequency"`` is Alg. 2's Q = 1 − freq(h);
         ``"competitor"`` asks whether a hypothesis other than ⊥, h and A(∅) has a
@@ -104,6 +114,10 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         The SOA base learner's reaction to an example contradicting its version space
         (:class:`~skdp.online.SOALearner`); ignored for a given MistakeBoundedLearner.
         Default ``"skip"`` (practical), ``"bottom"`` (theory, the paper's ⊥).
+    base_learner : {"anchored", "soa"}, optional
+        The copies' learner (ignored for a given MistakeBoundedLearner):
+        :class:`~skdp.online._dp_soa_anchored.AnchoredLearner` (default, practical) or
+        :class:`~skdp.online.SOALearner` (default with ``preset="theory"``).
     adaptive : bool, default=False
         Thm 4.2's variant for adaptive adversaries: every round's hypothesis is a fresh
         stable histogram at (ε′, δ′) (Lemma 5.4, or the accountant with ``"tight"``) for
@@ -133,7 +147,7 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
     parameters_ : DPSOAParameters
         The resolved k₂, k₁, c, η, query, thresholds and budget split.
     mistake_bound_ : int
-        The base learner's mistake bound (Ldim for the SOA).
+        The base learner's mistake bound: Ldim for the SOA, |C| for the anchored learner.
     n_switches_ : int
         Real changes of the released hypothesis.
     n_svt_firings_ : int
@@ -154,42 +168,47 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
     The algorithm (forest, pertinent vertices, tournament examples, sparse vector and
     stable histogram with the abort after c) is the paper's; its constants are not
     usable (Lemma A.3: k₂ ≥ 2^{8k₁+6}, more than 2^{166} trees for d ≤ 3;
-    ``preset="theory"`` computes them and refuses). The practical preset changes three
-    things, none of which touches the privacy proof: (1) the competitor query — Alg. 2's
-    1 − freq(h) counts ⊥ trees as evidence that h is rare, so it fired when nothing was
-    releasable and wasted the cutoff (every run at the former defaults stayed on A(∅));
-    (2) the SOA skips contradicting examples instead of failing (any deterministic,
-    tree-local base learner keeps "one row changes one tree"); (3) c = 1 and k₂
-    from the competitor threshold; k₁ = 2^{d+1} (the paper's) for d ≤ 5, else 4.
-    Measured on the binary-search adversary at N = 2¹⁶ (d = 16), ε = 1: k₁ = 4, 8, 32 →
-    1.6·10³, 3.0·10³, > 10⁴ mistakes; c = 2 → 2.2–2.6·10³. On uniform streams over 16
-    points (d = 4, T = 10⁵) k₁ = 32 learnt at ε = 1 and 4, k₁ = 4 only at ε = 1 (half
-    its trees ended abandoned at ε = 4). With k₁ = 4 < 2^{d+1} a tree absorbs only two
-    levels of disagreement, so for d > 5 the preset learns only streams that let each
-    copy pin the target quickly.
+    ``preset="theory"`` computes them and refuses). The practical preset changes four
+    things, none of which weakens the guarantee (the query has its own lemma; any
+    deterministic base learner that reads only its own tree's rows and public data keeps
+    "one row changes one tree"):
+    (1) the competitor query (Alg. 2's 1 − freq(h) counts ⊥ trees as evidence that h is
+    rare, so it fired when nothing was releasable and wasted the cutoff), doubled while
+    h = A(∅), which leaves its sensitivity at 2/k₂; (2) the anchored learner in flat
+    trees. Against the mistake-seeking adversary (thresholds on 2¹⁶ points, ε = 1) the
+    SOA's tournament trees were abandoned (465 of 470 ⊥ after 5·10³ rounds: every
+    mistake of a copy climbs a level, and k₁ = 4 holds two), and flat trees of SOA
+    copies ended on 295 different hypotheses, the largest held by 56 trees; anchored
+    copies that saw the target's boundary point output the target itself, and the
+    release came after 1.6–2.1·10³ rounds. Its mistake bound is |C|, not Ldim: the
+    utility theorem of the paper no longer applies; (3) contradicting examples are
+    skipped instead of making a copy ⊥; (4) c = 1 and k₂ from the competitor threshold
+    (the sparse vector's noise grows with c: thresholds of 351, 641, 1,206 trees' worth
+    for c = 1, 2, 4 at ε = 1).
     Other departures: the first hypothesis is A(∅) (public); ⊥ and (competitor query)
     A(∅) are never released; a ⊥ child makes its parent ⊥; the sparse vector draws its
     threshold noise once (Lyu et al. 2017).
 
     Private internal state (never release it): the forest, ``_hypothesis`` (its version
-    space holds tournament examples), ``_n_forest_updates``, ``_n_abandoned_trees`` and
-    ``_n_mistakes`` (computed from the private labels). The diagnostics above are
-    functions of the released outputs.
+    space holds a tree's rows and tournament examples), ``_n_forest_updates``,
+    ``_n_abandoned_trees`` and ``_n_mistakes`` (computed from the private labels). The
+    diagnostics above are functions of the released outputs.
 
     Privacy
     -------
     (ε, δ)-DP for the whole sequence of released hypotheses (hence all predictions), for
-    *every* stream — realizable or not — against neighbouring streams fixed in advance
-    that differ in one row (Golowich & Livni, Lemma A.1 with Lemma 5.3): one row changes
-    the sequence of one tree only, whatever the (deterministic) base learner, so every
-    list L_t changes in at most one of k₂ positions; the sparse vector (ε_svt-DP for any
-    number of queries, sensitivity 1/k₂ for Alg. 2's query, 2/k₂ for the competitor
-    query) and c stable histograms ((ε_hist, δ_hist)-DP each) compose within (ε, δ) by
-    basic composition (``"paper"``) or the accountant (``"tight"``). The cutoff c is
-    enforced. ``adaptive=True``: T per-round histograms on a 1-sensitive list compose to
-    (ε, δ) (Lemma 5.4 or the accountant); at most T rounds are released. ``fit`` and the
-    first ``partial_fit`` charge (ε, δ); copies of a fitted stream share a ledger
-    (continuing two is refused, :class:`~skdp.exceptions.PrivacyError`).
+    *every* stream — realizable or not — against neighbouring streams fixed in advance that
+    differ in one row (Golowich & Livni, Lemma A.1 with Lemma 5.3): one row changes the
+    sequence of one tree only, whatever the (deterministic) base learner — the anchored
+    learner's anchor is public data, and a flat tree outputs its one copy's hypothesis — so
+    every list L_t changes in at most one of k₂ positions; the sparse vector (ε_svt-DP for
+    any number of queries, sensitivity 1/k₂ for Alg. 2's query, 2/k₂ for the competitor
+    query) and c stable histograms ((ε_hist, δ_hist)-DP each) compose within (ε, δ) by basic
+    composition (``"paper"``) or the accountant (``"tight"``). The cutoff c is enforced.
+    ``adaptive=True``: T per-round histograms on a 1-sensitive list compose to (ε, δ) (Lemma
+    5.4 or the accountant); at most T rounds are released. ``fit`` and the first
+    ``partial_fit`` charge (ε, δ); copies of a fitted stream share a ledger (continuing two
+    is refused, :class:`~skdp.exceptions.PrivacyError`).
     ``predict_proba`` (the released label as a smoothed one-hot, γ = ``PROBA_SMOOTHING``
     = 0.1) and ``decision_function`` (its ±1 label) are post-processing of the released
     hypothesis: no further cost.
@@ -225,13 +244,14 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
         "hypothesis_class": "no_validation",
         "n_trees": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "n_leaves": [Interval(numbers.Integral, 2, None, closed="left"), None],
+        "n_leaves": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "max_switches": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "eta": [Interval(numbers.Real, 0, 1, closed="right"), None],
         "adaptive": ["boolean"],
         "n_rounds": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "query": [StrOptions({"competitor", "frequency"}), None],
         "on_inconsistent": [StrOptions({"skip", "bottom"}), None],
+        "base_learner": [StrOptions({"anchored", "soa"}), None],
         "preset": [StrOptions({"practical", "theory"})],
         "accounting": [StrOptions(set(ACCOUNTING))],
         "budget": [PrivacyBudget, None],
@@ -244,7 +264,8 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
                  *, n_trees: int | None = None, n_leaves: int | None = None,
                  max_switches: int | None = None, eta: float | None = None,
                  query: str | None = None, on_inconsistent: str | None = None,
-                 adaptive: bool = False, n_rounds: int | None = None,
+                 base_learner: str | None = None, adaptive: bool = False,
+                 n_rounds: int | None = None,
                  preset: str = "practical", accounting: str = "tight",
                  budget: PrivacyBudget | None = None,
                  random_state: int | np.random.Generator | np.random.RandomState | None = None,
@@ -259,6 +280,7 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         self.eta = eta
         self.query = query
         self.on_inconsistent = on_inconsistent
+        self.base_learner = base_learner
         self.adaptive = adaptive
         self.n_rounds = n_rounds
         self.preset = preset
@@ -269,17 +291,27 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         self.classes = classes
 
     # ----------------------------------------------------------------- parameters
+    def _base_kind(self):
+        given = isinstance(self._hypotheses(), MistakeBoundedLearner)
+        return resolve_base_learner(self.base_learner, self.preset, given)
+
     def _base_learner(self):
+        if self._base_kind() == "anchored":
+            mode = self.on_inconsistent or ("bottom" if self.preset == "theory" else "skip")
+            return AnchoredLearner(self._hypotheses(), on_inconsistent=mode)
         return estimator_base_learner(self, self.preset == "theory")
 
     def _resolve(self, learner):
         epsilon, delta = self._check_privacy_params()
+        kind = self._base_kind()
+        # the paper's constants and k₁ are sized by the class's Ldim
+        ldim = learner.version_space.ldim() if kind == "anchored" else learner.mistake_bound
         return resolve_dp_soa_parameters(
-            type(self).__name__, learner.mistake_bound, epsilon, delta,
+            type(self).__name__, ldim, epsilon, delta,
             n_trees=self.n_trees, n_leaves=self.n_leaves, max_switches=self.max_switches,
             eta=self.eta, adaptive=self.adaptive, n_rounds=self.n_rounds, preset=self.preset,
             accounting=self.accounting, query=self.query,
-            on_inconsistent=getattr(learner, "on_inconsistent", None))
+            on_inconsistent=getattr(learner, "on_inconsistent", None), base_learner=kind)
 
     # ----------------------------------------------------------------- stream hooks
     def _prepare_stream(self, from_fit):

@@ -27,6 +27,8 @@ class Forest:
     """The k₂ trees of k₁ leaves of Alg. 1, with copy-on-write base learners.
 
     Vertex slots are heap-indexed per tree (root 1, leaves k₁ … 2k₁ − 1; slot 0 unused).
+    With k₁ = 1 (skdp's flat forest) the root is the only leaf: the tree is one learner
+    on its own rows and outputs its hypothesis — no tournament, never abandoned.
     Each pertinent vertex v holds the learner A(S_v) and the id of its hypothesis
     (interned ``hypothesis_key``, reference-counted so that memory follows the forest,
     not T; id 0 is ⊥). ``anc[ℓ]`` is the pertinent ancestor of leaf ℓ, ``out_hid`` the
@@ -117,7 +119,9 @@ class Forest:
         """Which rows (leaf, x, y) would change the forest (vectorised)."""
         v = self.anc[leaves]
         h = self.hid[v]
-        alive = (v % self.width != 1) & (h != BOTTOM)
+        alive = h != BOTTOM
+        if self.k1 > 1:
+            alive &= v % self.width != 1  # a pertinent root is an abandoned tree
         if not self.conservative or not alive.any():
             return alive
         out = np.zeros(leaves.shape[0], dtype=bool)
@@ -139,7 +143,7 @@ class Forest:
         tree, local = divmod(v, self.width)
         base = tree * self.width
         old_h = int(self.hid[v])
-        if local == 1 or old_h == BOTTOM:
+        if (local == 1 and self.k1 > 1) or old_h == BOTTOM:
             return False
         new = self.learners[v].copy()
         if not new.update(x, y):
@@ -148,6 +152,8 @@ class Forest:
         self._set(v, new)
         if self.hid[v] == old_h:
             return False  # the state moved, the hypothesis did not: siblings still agree
+        if self.k1 == 1:  # a one-leaf tree outputs its only learner: no tournament
+            return self._output(tree, v)
         rng = self._event_rng()
         merged = False
         while local != 1:
@@ -186,7 +192,6 @@ class Forest:
         slots, sibs = base + self._non_root, base + self._siblings
         cand = np.flatnonzero(self.pert[slots] & self.pert[sibs]
                               & (self.hid[slots] == self.hid[sibs]))
-        old = self.out_hid[tree]
         if cand.size:
             v = int(slots[cand[rng.integers(cand.size)]])
         else:
@@ -196,6 +201,11 @@ class Forest:
             self._set(v, None)
             self.anc[tree * self.k1:(tree + 1) * self.k1] = v
             self.n_dead += 1
+        return self._output(tree, v)
+
+    def _output(self, tree, v):
+        """Make vertex v the output of ``tree``; True iff the list L changed."""
+        old = self.out_hid[tree]
         self.out[tree] = v
         self.out_hid[tree] = self.hid[v]
         self.list_counts[old] -= 1

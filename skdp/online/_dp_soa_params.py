@@ -25,9 +25,13 @@ PRACTICAL_MAX_PAPER_LDIM = 5
 PRACTICAL_LEAVES = 4
 #: Practical preset: the cutoff c (one real switch; the competitor query wastes none).
 PRACTICAL_SWITCHES = 1
-#: Practical preset: k₂ = this × the competitor threshold (fires once 2/3 of the trees agree).
-PRACTICAL_TREES_PER_THRESHOLD = 1.5
-#: Practical preset: η (only the frequency query and the histogram threshold use it).
+#: Practical preset, k₂ in units of the trees R that the competitor query's first firing
+#: needs (half its threshold): the SOA's tournament trees (fires once 2/3 agree) and the
+#: anchored learner's flat trees (a copy needs one informative row, so more, emptier
+#: trees reach R sooner; see ``DPSOAClassifier``'s Notes for the measurements).
+PRACTICAL_TREES_PER_RELEASE = {"soa": 3.0, "anchored": 8.0}
+#: Practical preset: η for the frequency query; with the competitor query η only raises
+#: the histogram's threshold max(A + 2, ⌈ηk₂/2⌉), so it defaults to min(this, 2(A+2)/k₂).
 PRACTICAL_ETA = 0.25
 
 
@@ -59,6 +63,9 @@ class DPSOAParameters:
     on_inconsistent : str
         What the SOA base learner does with an example contradicting its version space:
         ``"skip"`` it or become ``"bottom"`` (⊥).
+    base_learner : str
+        ``"anchored"`` (:class:`~skdp.online._dp_soa_anchored.AnchoredLearner`) or
+        ``"soa"``; ``"given"`` for a user's MistakeBoundedLearner.
     """
 
     n_trees: int
@@ -78,6 +85,7 @@ class DPSOAParameters:
     query: str = "frequency"
     threshold_count: float = 0.0
     on_inconsistent: str = "bottom"
+    base_learner: str = "soa"
 
 
 def _theory_sizes(ldim, epsilon, delta, horizon):
@@ -107,9 +115,17 @@ def _theory(name, ldim, epsilon, delta, horizon, k1, k2, eta, c):
     return k1, k2, eta, c
 
 
+def resolve_base_learner(base_learner, preset, given):
+    """``"given"`` for a user's learner, else the parameter or the preset's default
+    (``"anchored"`` practical, ``"soa"`` theory)."""
+    if given:
+        return "given"
+    return base_learner or ("soa" if preset == "theory" else "anchored")
+
+
 def resolve_dp_soa_parameters(name, ldim, epsilon, delta, *, n_trees, n_leaves,
                               max_switches, eta, adaptive, n_rounds, preset, accounting,
-                              query, on_inconsistent):
+                              query, on_inconsistent, base_learner="soa"):
     """Resolve DP-SOA's parameters (see :class:`~skdp.online.DPSOAClassifier`).
 
     Refuses (ValueError) unusable combinations before anything is charged.
@@ -124,9 +140,12 @@ def resolve_dp_soa_parameters(name, ldim, epsilon, delta, *, n_trees, n_leaves,
     if theory:
         k1, k2, eta, c = _theory(name, max(ldim, 0), epsilon, delta,
                                  n_rounds or DEFAULT_THEORY_HORIZON, k1, k2, eta, c)
+    if k1 is None and base_learner == "anchored":
+        k1 = 1  # flat trees: the anchored copies agree without a tournament
     if k1 is None:
         d = max(ldim, 1)
         k1 = 2 ** (d + 1) if d <= PRACTICAL_MAX_PAPER_LDIM else PRACTICAL_LEAVES
+    auto_eta = eta is None and query == "competitor" and not adaptive
     eta = PRACTICAL_ETA if eta is None else float(eta)
     c = PRACTICAL_SWITCHES if c is None else c
     if k1 & (k1 - 1):
@@ -145,11 +164,12 @@ def resolve_dp_soa_parameters(name, ldim, epsilon, delta, *, n_trees, n_leaves,
     hist = StableHistogram(hist_eps, hist_delta, eta=eta, random_state=0)
     count = 0.0
     if query == "competitor" and not adaptive:
-        count = competitor_threshold(hist.noise_bound, svt_eps, c,
+        count = competitor_threshold(hist.noise_bound, hist.noise_scale, svt_eps, c,
                                      n_rounds or DEFAULT_PRACTICAL_HORIZON)
     if k2 is None:
         if count:
-            k2 = max(64, math.ceil(PRACTICAL_TREES_PER_THRESHOLD * count))
+            per = PRACTICAL_TREES_PER_RELEASE["anchored" if k1 == 1 else "soa"]
+            k2 = max(64, math.ceil(per * count / 2.0))
         else:
             k2 = max(64, stable_histogram_min_size(eta, hist_eps, hist_delta))
         if k2 > MAX_AUTO_TREES:
@@ -163,10 +183,13 @@ def resolve_dp_soa_parameters(name, ldim, epsilon, delta, *, n_trees, n_leaves,
         raise ValueError(f"{name}: a forest of {k2} trees × {k1} leaves exceeds the memory "
                          f"limit of {MAX_FOREST_SLOTS} vertices; pass a smaller n_trees or "
                          "n_leaves.")
+    if auto_eta:
+        eta = min(eta, 2.0 * (hist.noise_bound + 2) / k2)
     threshold = count / k2 if count else 1.0 - 3.0 * eta / 32.0
     return DPSOAParameters(
         n_trees=int(k2), n_leaves=int(k1), max_switches=int(c), eta=eta,
         threshold=threshold, svt_epsilon=svt_eps, hist_epsilon=hist_eps,
         hist_delta=hist_delta, release_epsilon=rel_eps, release_delta=rel_delta,
         n_rounds=n_rounds, adaptive=bool(adaptive), preset=preset, accounting=accounting,
-        query=query, threshold_count=float(count), on_inconsistent=on_inconsistent)
+        query=query, threshold_count=float(count), on_inconsistent=on_inconsistent,
+        base_learner=base_learner)

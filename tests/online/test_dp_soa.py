@@ -26,6 +26,7 @@ from skdp.online import (
     run_online,
 )
 from skdp.online._competitor_sparse import CompetitorHistSparse
+from skdp.online._dp_soa_anchored import AnchoredLearner
 
 # A configuration that learns a point of 4 within 20000 rounds (see the docstring example).
 LEARNS = dict(epsilon=8.0, delta=1e-6, n_trees=200, max_switches=2, query="frequency")
@@ -127,12 +128,24 @@ def test_parameters_and_defaults():
     clf = DPSOAClassifier(1.0, 1e-6, ThresholdVersionSpace(2**16), random_state=0)
     clf.fit([[0], [40000]], [0, 1])
     p = clf.parameters_
-    assert (p.n_leaves, p.max_switches, p.eta) == (4, 1, 0.25)
+    # practical preset: anchored copies in flat trees (k₁ = 1), η leaving the histogram's
+    # threshold at A + 2, k₂ = 8 × the trees R = threshold/2 of the first firing
+    hist = clf._hist_sparse._hist
+    assert (p.base_learner, p.n_leaves, p.max_switches) == ("anchored", 1, 1)
+    assert p.eta == pytest.approx(2 * (hist.noise_bound + 2) / p.n_trees)
+    assert hist._threshold(p.n_trees) == hist.noise_bound + 2
     assert (p.query, p.on_inconsistent) == ("competitor", "skip")
-    assert p.threshold_count > 2 * 2 + 2 and p.threshold == p.threshold_count / p.n_trees
-    assert p.n_trees == max(64, math.ceil(1.5 * p.threshold_count))
+    assert p.threshold_count > 2 * (hist.noise_bound + 2) and (
+        p.threshold == p.threshold_count / p.n_trees)
+    assert p.n_trees == max(64, math.ceil(8 * p.threshold_count / 2))
     assert p.svt_epsilon + p.max_switches * p.hist_epsilon == pytest.approx(1.0, rel=1e-3)
     assert isinstance(clf._hist_sparse, CompetitorHistSparse)
+    assert isinstance(clf._hypothesis, AnchoredLearner) and clf.mistake_bound_ == 2**16 + 1
+    soa = DPSOAClassifier(1.0, 1e-6, ThresholdVersionSpace(2**16), base_learner="soa",
+                          random_state=0).fit([[0], [40000]], [0, 1])
+    q = soa.parameters_
+    assert (q.base_learner, q.n_leaves, q.eta, soa.mistake_bound_) == ("soa", 4, 0.25, 16)
+    assert q.n_trees == max(64, math.ceil(3 * q.threshold_count / 2))
     freq = DPSOAClassifier(1.0, 1e-6, ThresholdVersionSpace(2**16), query="frequency",
                            max_switches=8, random_state=0).fit([[0], [40000]], [0, 1])
     q = freq.parameters_
@@ -140,8 +153,12 @@ def test_parameters_and_defaults():
     from skdp.mechanisms import stable_histogram_min_size
     assert q.n_trees == stable_histogram_min_size(0.25, q.hist_epsilon, q.hist_delta)
     assert freq._hypothesis.on_inconsistent == "skip"
-    small = DPSOAClassifier(1.0, 1e-6, ThresholdVersionSpace(16), random_state=0)
+    small = DPSOAClassifier(1.0, 1e-6, ThresholdVersionSpace(16), base_learner="soa",
+                            random_state=0)
     assert small.fit([[0], [9]], [0, 1]).parameters_.n_leaves == 32  # d = 4: 2^(d+1)
+    theory = DPSOAClassifier(1.0, 1e-6, PointVersionSpace(4), preset="theory", n_trees=64,
+                             n_leaves=4, max_switches=2, eta=0.25)
+    assert theory.fit([[0], [1]], [0, 1]).parameters_.base_learner == "soa"
     assert (freq.n_switches_, freq.n_svt_firings_, freq.released_is_initial_) == (0, 0, True)
 
 
@@ -245,7 +262,7 @@ def test_mistakes_vs_soa_on_an_oblivious_threshold_stream():
     dp = DPSOAClassifier(20.0, 1e-6, ThresholdVersionSpace(N), n_trees=100, max_switches=3,
                          random_state=0)
     curve = run_online(dp, adv, T, random_state=0)
-    assert soa[-1] <= 2 == dp.mistake_bound_
+    assert soa[-1] <= 2 and dp.mistake_bound_ == N + 1  # the anchored learner's bound: |C|
     assert dp._hypothesis.hypothesis_key() == ("threshold", 1)
     assert soa[-1] < curve[-1] < T // 4 and curve[-1] == curve[T // 2]
 

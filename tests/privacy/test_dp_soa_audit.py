@@ -139,11 +139,12 @@ def _design_s():
 
 class PlannedCompetitor(Planned):
     """The practical preset's competitor query with a threshold planted for 8 trees (the
-    preset's own threshold needs hundreds): fires once more than 7.5 trees hold B."""
+    preset's own threshold needs hundreds): while h = A(∅) the query is 2·cnt(B), so a
+    threshold of 15 fires once more than 7.5 trees hold B."""
 
     def _resolve(self, learner):
         p = super()._resolve(learner)
-        return dataclasses.replace(p, threshold_count=7.5, threshold=7.5 / p.n_trees)
+        return dataclasses.replace(p, threshold_count=15.0, threshold=15.0 / p.n_trees)
 
 
 C_PARAMS = dict(S_PARAMS, query="competitor")
