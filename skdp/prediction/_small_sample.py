@@ -3,11 +3,26 @@
 BetweenThresholds' gap needs thousands of teachers, one labelled row each at least.
 With fewer rows, :class:`~skdp.prediction.PrivatePredictor` answers like
 :class:`~skdp.prediction.SubsampleAggregatePredictor` planned for
-``planned_queries`` distinct queries: k' = min(⌈4/ε_q⌉, max(1, ⌊n/10⌋)) teachers on
+``planned_queries`` distinct queries: k' = min(⌈4/ε_q⌉, max(1, ⌊n/m⌋)) teachers on
 disjoint blocks, one noisy count per new query, scored by
 :class:`~skdp.prediction.subsample_aggregate.VoteScores` (which tends to the
 released majority label where the noise dwarfs the votes). So below the floor it
-answers exactly what subsample-and-aggregate answers with the same ε, δ and T.
+answers exactly what ``SubsampleAggregatePredictor(n_teachers=k')`` answers with
+the same ε, δ and T.
+
+*Rows per teacher m (public).* m = 2 for a hypothesis class (a plain binary
+``LogisticRegression`` estimator included: it runs as ``Halfspaces``), m = 10 for
+any other scikit-learn estimator — subsample-and-aggregate's own default, whose
+m = 10 is why the two used to coincide. Below the floor the per-answer ε_q is tiny
+(ε = 1, T = 2·10⁴: ε_q = 0.0017, noise scale ≈ 600 votes), so the count's signal,
+k'·|q − ½|, matters more than each teacher's accuracy: on issue 16's 2-D task
+(``benchmarks/private_prediction.py --task 2d``, ε = 1, 4 seeds) halfspace teachers on
+n = 3 000 rows answer 0.59 with m = 10 (300 teachers: the released majority label),
+0.68 with m = 2 and 0.69 with m = 1; thresholds (X ~ U[0, 1], T = 5 000, 3 seeds) at
+n = 2 000 answer 0.62 / 0.72 / 0.55 with m = 10 / 2 / 1 (a one-row threshold block
+is a constant). An arbitrary estimator
+fitted on two rows is mostly a constant, hence its m = 10. m, n, ε, δ and T are
+public, so k' is too (Lemma F holds for every k').
 
 *Lemma F (the fallback's plan).* Let ε_q be the largest per-answer ε such that
 T = ``planned_queries`` ``DiscreteLaplace(ε_q)`` events compose to (ε, δ) by
@@ -38,13 +53,21 @@ import numpy as np
 
 from ..exceptions import BudgetExhaustedError
 from ._base import QueryBudgetExhaustedError
-from ._teachers import _Blocks, _partition, make_teachers
+from ._teachers import _as_hypothesis_class, _Blocks, _partition, make_teachers
 from .subsample_aggregate import VoteScores, _composed_epsilon, _NoisyCounts, _per_query_epsilon
 
 __all__: list[str] = []
 
 _RESERVE = "reserved the subsample-and-aggregate fallback"
 _QUERIES = "fallback queries "
+#: Rows per fallback teacher m: hypothesis-class teachers, other estimators (docstring).
+ROWS_PER_TEACHER = {"class": 2, "estimator": 10}
+
+
+def fallback_teachers(n: int, eps_q: float, class_teachers: bool) -> int:
+    """k' = min(⌈4/ε_q⌉, max(1, ⌊n/m⌋)), m from :data:`ROWS_PER_TEACHER`."""
+    m = ROWS_PER_TEACHER["class" if class_teachers else "estimator"]
+    return max(1, min(math.ceil(4.0 / eps_q), n // m))
 
 
 class _SmallSampleFallback(_NoisyCounts):
@@ -59,7 +82,9 @@ class _SmallSampleFallback(_NoisyCounts):
         state = self._state
         X, y_pm = state.pending
         n = X.shape[0]
-        k = max(1, min(math.ceil(4.0 / self._fallback_epsilon()), n // 10))
+        class_teachers = (state.hypotheses is not None
+                          or _as_hypothesis_class(self.estimator, X.shape[1]) is not None)
+        k = fallback_teachers(n, self._fallback_epsilon(), class_teachers)
         data = _Blocks(X, y_pm, _partition(n, k, state.rng), k)
         state.fallback = make_teachers(state.hypotheses, self.estimator, data, self.n_jobs)
         state.fallback.fit(None, None, None)

@@ -217,9 +217,10 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
     each at least. With fewer rows, ``fit`` warns (``PrivacyWarning``, naming the
     rows needed) and the predictor answers as
     :class:`~skdp.prediction.SubsampleAggregatePredictor` planned for
-    ``planned_queries`` distinct queries would (plan reserved at the first answer;
-    refused beyond; Lemma F in ``skdp.prediction._small_sample``): never worse than
-    that baseline with the same teachers. ``small_sample="raise"`` refuses instead.
+    ``planned_queries`` distinct queries would with ⌊n/2⌋ teachers (⌊n/10⌋, that
+    baseline's default, for a non-linear ``estimator``; at most ⌈4/ε_q⌉), the plan
+    reserved at the first answer and refused beyond (Lemma F in
+    ``skdp.prediction._small_sample``). ``small_sample="raise"`` refuses instead.
     Once the fallback has answered, ``partial_fit`` rows are pooled but it stays.
 
     ``partial_fit(X, y)`` adds blocks of the original size: k grows and later votes

@@ -257,14 +257,20 @@ def test_partial_fit_pools_rows_until_enough_teachers():
 
 def test_too_few_rows_warns_and_answers_like_subsample_and_aggregate():
     from skdp.prediction import SubsampleAggregatePredictor
+    from skdp.prediction._small_sample import fallback_teachers
+    from skdp.prediction.subsample_aggregate import _per_query_epsilon
 
     X, y = _thresholds(300)
     with pytest.warns(PrivacyWarning, match="rows are needed"):
         clf = _small(planned_queries=100).fit(X, y)
     assert clf.n_teachers_ == 0
     Xq = _thresholds(100, seed=4)[0]
+    # min(⌈4/ε_q⌉, ⌊n/2⌋) teachers for a hypothesis class, not the baseline's ⌊n/10⌋.
+    k = fallback_teachers(300, _per_query_epsilon(EPS, DELTA, 100), class_teachers=True)
+    assert k > 300 // 10
     baseline = SubsampleAggregatePredictor(Thresholds(), epsilon=EPS, delta=DELTA,
-                                           n_queries=100, random_state=0).fit(X, y)
+                                           n_queries=100, n_teachers=k,
+                                           random_state=0).fit(X, y)
     assert clf.predict_proba(Xq)[:, 1] == pytest.approx(baseline.predict_proba(Xq)[:, 1])
     assert clf.budget_.spent.epsilon == pytest.approx(EPS) and clf.budget_.spent.delta == DELTA
     np.testing.assert_array_equal(clf.predict(Xq[:7]), baseline.predict(Xq[:7]))  # released

@@ -1,10 +1,11 @@
 """Statistical privacy audit of subsample-and-aggregate's released scores, alone and as
 Yan's predictor's small-sample fallback (Lemma F in ``skdp.prediction._small_sample``).
 
-Design (fixed before sampling): 10 rows at x = 0, so both predictors train one teacher
-(k = min(⌈4/ε_q⌉, ⌊n/10⌋) = 1) whose vote is the block's majority: D has 4 positive
-labels (the teacher votes −1 everywhere), D′ one more (5 of 10: the threshold ERM votes
-+1). Two distinct queries, planned for exactly two, so each answer is a
+Design (fixed before sampling): 2 rows at x = 0, so both predictors train one teacher
+(k = min(⌈4/ε_q⌉, max(1, ⌊n/m⌋)) = 1, m = 10 for the baseline's default and 2 for the
+fallback's threshold teachers) whose vote is the block's majority: D has no positive
+label (the teacher votes −1 everywhere), D′ one (1 of 2: the threshold ERM votes +1).
+Two distinct queries, planned for exactly two, so each answer is a
 ``DiscreteLaplace(ε_q)`` release with the largest ε_q the accountant allows. The output
 is the pair of released scores (``predict_proba``), rounded; events are chosen on a
 pilot sample by ``skdp.audit``, α = 1e-6, claimed (ε, δ).
@@ -24,8 +25,8 @@ from skdp.prediction import PrivatePredictor, SubsampleAggregatePredictor
 
 EPSILON, DELTA, ALPHA = 1.0, 1e-2, 1e-6
 QUERIES = np.array([[0.0], [1.0]])
-Y0 = np.r_[np.ones(4), np.zeros(6)].astype(int)
-Y1 = np.r_[np.ones(5), np.zeros(5)].astype(int)
+Y0 = np.array([0, 0])
+Y1 = np.array([1, 0])
 
 
 def _exact(self, teachers, X, eps_q):
@@ -52,7 +53,7 @@ def _make(cls, rng):
 
 
 def _sampler(cls):
-    X = np.zeros((10, 1))
+    X = np.zeros((2, 1))
 
     def sample(y, n, rng):
         out = np.empty((n, 2), dtype=np.int64)
@@ -85,7 +86,7 @@ def test_audit_catches_exact_counts(cls):
 
 def test_fallback_is_subsample_and_aggregate():
     # Below the floor, Yan's predictor is subsample-and-aggregate with the same plan.
-    X = np.zeros((10, 1))
+    X = np.zeros((2, 1))
     rng = np.random.default_rng(3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
