@@ -235,7 +235,8 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
     (1, 1, 8.0)
     """
 
-    # the mechanism publishing the hypotheses (tests substitute broken variants)
+    # the forest and the mechanism publishing its hypotheses (tests substitute broken variants)
+    _forest_class = Forest
     _hist_sparse_class = HistSparse
     _competitor_class = CompetitorHistSparse
 
@@ -322,7 +323,8 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         learner, params = plan
         self.parameters_ = params
         self.mistake_bound_ = learner.mistake_bound
-        self._forest = Forest(learner, params.n_trees, params.n_leaves, self._entropy)
+        self._forest = self._forest_class(learner, params.n_trees, params.n_leaves,
+                                          self._entropy)
         self._initial_hid = self._released_hid = int(self._forest.out_hid[0])  # A(∅): public
         self._forest.pin(self._released_hid)
         self._hypothesis = learner
