@@ -30,6 +30,7 @@ from .._validation import (
     check_sensitivity,
 )
 from ..exceptions import MechanismHaltedError, PrivacyParameterError
+from ._charged_calibration import charged_epsilon, charged_min_gap, charged_noise_scale
 from ._query_noise import BufferedQueryNoise
 from .laplace import _laplace_or_zero
 from .stopper import Stopper
@@ -38,7 +39,24 @@ __all__ = ["BetweenThresholds", "ChallengeBT"]
 
 LOW, HARD, HIGH = -1, 0, 1
 NOT_ANSWERED = 2
-_CALIBRATIONS = ("bsu", "stemmer")
+_CALIBRATIONS = ("bsu", "stemmer", "charged")
+
+
+def _certified_scale(noise_scale, epsilon, delta, k, gap, sensitivity):
+    """The ``"charged"`` noise scale b: given (checked) or the least the lemma certifies."""
+    if noise_scale is None:
+        noise_scale = charged_noise_scale(epsilon, delta, k, gap=gap, sensitivity=sensitivity)
+    noise_scale = float(check_finite_array(noise_scale, name="noise_scale", ndim=0))
+    if not noise_scale > 0:
+        raise ValueError(f"noise_scale must be > 0, got {noise_scale!r}.")
+    certified = charged_epsilon(noise_scale, gap, k, delta, sensitivity)
+    if not certified <= epsilon * (1 + 1e-12):
+        raise PrivacyParameterError(
+            f"calibration='charged': Lap({noise_scale:g}) noise with gap {gap:g} and k = {k} "
+            f"is certified only for ε = {certified:g} > {epsilon:g} at δ = {delta:g} "
+            "(the lemma in skdp.mechanisms._charged_calibration). Raise the noise or the gap."
+        )
+    return noise_scale
 
 
 class BetweenThresholds(BufferedQueryNoise):
@@ -61,6 +79,14 @@ class BetweenThresholds(BufferedQueryNoise):
         no threshold noise (t̂ = t); ν ~ Lap((4Δ/ε)·√(k·ln(2/δ))); halts at the
         k-th ⊤. Requires k ≥ 4·ln(2/δ) and t_u − t_l ≥ (16Δ/ε)·√(k·ln(2/δ)). The
         paper's queries have sensitivity 1 (counts), i.e. Δ = 1.
+    ``calibration="charged"`` (additive; issue 16)
+        the same algorithm as ``"stemmer"`` (no threshold noise, halts at the k-th
+        ⊤) with the noise b certified by the lemma in
+        :mod:`skdp.mechanisms._charged_calibration` (a Rényi-moment bound charged to
+        ⊤ answers; about half of Stemmer's noise for the same (ε, δ, k) at a gap of
+        3–4b). ``noise_scale`` gives b (checked); by default the least b the lemma
+        certifies for the given gap. Any k ≥ 1; the gap must exceed
+        :func:`~skdp.mechanisms._charged_calibration.charged_min_gap`.
 
     The constructor REFUSES parameters outside these conditions with
     :class:`~skdp.exceptions.PrivacyParameterError`: the proofs say nothing there.
@@ -87,11 +113,14 @@ class BetweenThresholds(BufferedQueryNoise):
         Privacy parameter δ ∈ (0, 1).
     sensitivity : float, default=1.0
         Sensitivity Δ of every query (1/n for Yan's vote fractions).
-    calibration : {"bsu", "stemmer"}, default="bsu"
+    calibration : {"bsu", "stemmer", "charged"}, default="bsu"
         Which analysis (and hence noise) to use, see above.
     max_hard : int, optional
-        The cutoff k on ⊤ answers. ``"bsu"``: must be 1 (the default). ``"stemmer"``:
-        defaults to the smallest admissible k = ⌈4·ln(2/δ)⌉.
+        The cutoff k on ⊤ answers. ``"bsu"``: must be 1 (the default). ``"stemmer"``
+        (and ``"charged"``): defaults to ⌈4·ln(2/δ)⌉, the smallest k Stemmer allows.
+    noise_scale : float, optional
+        ``"charged"`` only: the query noise b, refused unless the lemma certifies it
+        for (ε, δ, k, t_u − t_l); default the least such b.
     random_state : None, int or numpy.random.Generator
         Source of randomness.
 
@@ -139,6 +168,7 @@ class BetweenThresholds(BufferedQueryNoise):
         sensitivity: float = 1.0,
         calibration: str = "bsu",
         max_hard: int | None = None,
+        noise_scale: float | None = None,
         random_state: RandomStateLike = None,
     ) -> None:
         self.t_lower = float(check_finite_array(t_lower, name="t_lower", ndim=0))
@@ -170,7 +200,7 @@ class BetweenThresholds(BufferedQueryNoise):
         else:
             k_min = math.ceil(4.0 * math.log(2.0 / self.delta))
             k = k_min if max_hard is None else check_positive_int(max_hard, "max_hard")
-            if k < 4.0 * math.log(2.0 / self.delta):
+            if calibration == "stemmer" and k < 4.0 * math.log(2.0 / self.delta):
                 raise PrivacyParameterError(
                     f"calibration='stemmer' needs max_hard k ≥ 4·ln(2/δ) = "
                     f"{4 * math.log(2 / self.delta):.2f} (Stemmer 2024, Thm 4.3); got k = {k}."
@@ -183,6 +213,11 @@ class BetweenThresholds(BufferedQueryNoise):
                 f"that the {calibration!r} privacy proof requires "
                 f"({self._gap_rule}). Widen the gap, or raise ε / δ."
             )
+        if noise_scale is not None and calibration != "charged":
+            raise ValueError("noise_scale is only for calibration='charged'.")
+        if calibration == "charged":
+            self._charged_scale = _certified_scale(
+                noise_scale, self.epsilon, self.delta, k, gap, self.sensitivity)
         self._rng = check_generator(random_state)
         mu = _laplace_or_zero(self._threshold_noise_scale, None, self._rng)
         self._noisy_lower = self.t_lower + mu
@@ -205,6 +240,8 @@ class BetweenThresholds(BufferedQueryNoise):
     def _query_noise_scale(self):
         if self.calibration == "bsu":
             return 6.0 * self.sensitivity / self.epsilon
+        if self.calibration == "charged":
+            return self._charged_scale
         k = self._k_for_noise
         return 4.0 * self.sensitivity / self.epsilon * math.sqrt(k * math.log(2.0 / self.delta))
 
@@ -213,12 +250,16 @@ class BetweenThresholds(BufferedQueryNoise):
         eps, delta, s = self.epsilon, self.delta, self.sensitivity
         if self.calibration == "bsu":
             return 12.0 * s / eps * (math.log(10.0 / eps) + math.log(1.0 / delta) + 1.0)
+        if self.calibration == "charged":
+            return charged_min_gap(eps, delta, self.max_hard, s)
         return 16.0 * s / eps * math.sqrt(self.max_hard * math.log(2.0 / delta))
 
     @property
     def _gap_rule(self):
         if self.calibration == "bsu":
             return "12Δ/ε·(ln(10/ε) + ln(1/δ) + 1), Yan Lemma 1 / Bun et al. 2017"
+        if self.calibration == "charged":
+            return "√(k/2)·Δ/(√(ln(1/δ) + ε) − √ln(1/δ)), the charged lemma's limit"
         return "16Δ/ε·√(k·ln(2/δ)), Stemmer 2024 Thm 4.3"
 
     @property
@@ -418,6 +459,15 @@ class ChallengeBT:
     (RectanglesPERP, case (ii)). Audit and broken twin (k' = k):
     ``tests/privacy/test_between_thresholds_audit.py``.
 
+    ``bt_calibration="charged"`` (additive, with ``stopper="svt"`` only;
+    RectanglesPERP's ``"charged"`` preset): the inner BetweenThresholds (ε, δ/2, k')
+    uses the ``"charged"`` calibration of :class:`BetweenThresholds` — noise
+    ``bt_noise_scale`` (default the least certified for the gap), refused unless
+    the lemma in :mod:`skdp.mechanisms._charged_calibration` certifies it for
+    (ε, δ/2, k', t_u − t_l) — instead of Thm 4.3's. The lemma above uses only that
+    BT_{k'} is (ε, δ/2)-DP, so it holds unchanged. Audit and broken twin (half the
+    noise): ``tests/privacy/test_charged_between_thresholds_audit.py``.
+
     Parameters
     ----------
     t_lower, t_upper : float
@@ -434,6 +484,10 @@ class ChallengeBT:
         Which Stopper (and hence which k' and gap condition), see above.
     stopper_epsilon : float, optional
         ε_s of the ``"svt"`` Stopper (default ε); ignored for ``"stemmer"``.
+    bt_calibration : {"stemmer", "charged"}, default="stemmer"
+        The inner BetweenThresholds' analysis (``"charged"`` needs ``stopper="svt"``).
+    bt_noise_scale : float, optional
+        ``"charged"`` only: the inner noise b (checked), see above.
     random_state : None, int or numpy.random.Generator
         Source of randomness.
 
@@ -460,10 +514,19 @@ class ChallengeBT:
     def __init__(self, t_lower: float, t_upper: float, epsilon: float, delta: float,
                  max_hard: int, max_steps: int, *, sensitivity: float = 1.0,
                  stopper: str = "stemmer", stopper_epsilon: float | None = None,
+                 bt_calibration: str = "stemmer", bt_noise_scale: float | None = None,
                  random_state: RandomStateLike = None) -> None:
         if stopper not in ("stemmer", "svt"):
             raise ValueError(f"stopper must be 'stemmer' or 'svt', got {stopper!r}.")
+        if bt_calibration not in ("stemmer", "charged"):
+            raise ValueError(f"bt_calibration must be 'stemmer' or 'charged', got "
+                             f"{bt_calibration!r}.")
+        if bt_calibration == "charged" and stopper != "svt":
+            raise ValueError("bt_calibration='charged' needs stopper='svt'.")
+        if bt_noise_scale is not None and bt_calibration != "charged":
+            raise ValueError("bt_noise_scale is only for bt_calibration='charged'.")
         self.stopper = stopper
+        self.bt_calibration = bt_calibration
         t_lower = float(check_finite_array(t_lower, name="t_lower", ndim=0))
         t_upper = float(check_finite_array(t_upper, name="t_upper", ndim=0))
         self.epsilon = check_epsilon(epsilon)
@@ -486,12 +549,19 @@ class ChallengeBT:
         need = 16.0 * self.sensitivity / eps * math.sqrt(self.k_prime * math.log(4.0 / delta))
         if stopper == "stemmer":
             need = max(need, 32.0 * self.sensitivity / eps * math.sqrt(k * math.log(4.0 / delta)))
-        if not gap >= need:
+        if bt_calibration == "charged":  # checked before any randomness, like the gap
+            need = charged_min_gap(eps, delta / 2.0, self.k_prime, self.sensitivity)
+            if gap > need:
+                self._charged_b = _certified_scale(bt_noise_scale, eps, delta / 2.0,
+                                                   self.k_prime, gap, self.sensitivity)
+        if not (gap > need if bt_calibration == "charged" else gap >= need):
+            rule = ("√(k'/2)·Δ/(√(ln(2/δ) + ε) − √ln(2/δ)) [the charged lemma's limit"
+                    if bt_calibration == "charged" else
+                    ("max(32Δ/ε·√(k·ln(4/δ)) [Alg. 4], " if stopper == "stemmer" else "(")
+                    + "16Δ/ε·√(k'·ln(4/δ)) [Thm 4.3")
             raise PrivacyParameterError(
                 f"ChallengeBT's gap t_upper − t_lower = {gap:g} is below the required {need:g}: "
-                + ("max(32Δ/ε·√(k·ln(4/δ)) [Alg. 4], " if stopper == "stemmer" else "(")
-                + "16Δ/ε·√(k'·ln(4/δ)) [Thm 4.3 for the inner "
-                f"BetweenThresholds with (ε, δ/2, k' = {self.k_prime})])."
+                f"{rule} for the inner BetweenThresholds with (ε, δ/2, k' = {self.k_prime})])."
             )
         # Separate streams for the two mechanisms: drawn from one generator, their
         # interleaved draws would depend on how the queries are batched into blocks.
@@ -508,8 +578,9 @@ class ChallengeBT:
             eps,
             delta / 2.0,
             sensitivity=self.sensitivity,
-            calibration="stemmer",
+            calibration=bt_calibration,
             max_hard=self.k_prime,
+            noise_scale=self._charged_b if bt_calibration == "charged" else None,
             random_state=bt_rng,
         )
         self._flag = True
@@ -525,7 +596,9 @@ class ChallengeBT:
     @property
     def _bt_query_noise_scale(self):
         # Thm 4.3's noise for the inner BetweenThresholds with (ε, δ/2) and cutoff k':
-        # Lap((4Δ/ε)·√(k'·ln(2/(δ/2)))).
+        # Lap((4Δ/ε)·√(k'·ln(2/(δ/2)))); "charged": the certified b.
+        if self.bt_calibration == "charged":
+            return self._charged_b
         return (
             4.0
             * self.sensitivity
