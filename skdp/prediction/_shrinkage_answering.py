@@ -6,13 +6,13 @@
 Ledger protocol (``budget_``, shared by every copy of one fitted predictor)
 --------------------------------------------------------------------------
 * The first answer of any copy *reserves the whole plan*: the composition of the
-  cap of BSU instances (by the chosen accounting) or the one Stemmer instance's
+  cap of BSU instances (by the chosen accounting) or the one Stemmer / charged instance's
   (ε, δ). Later steps are recorded at zero cost, so the ledger's labels count them:
   ``"BetweenThresholds instance i"`` when an instance starts and ``"hard query i"``
   at each ⊤.
 * BSU: at most ``max_hard_queries_`` instances over all copies (each ends at its
   ⊤), checked before an instance starts.
-* Stemmer: one instance for the life of the fitted predictor. A copy without the
+* Stemmer or charged: one instance for the life of the fitted predictor. A copy without the
   live instance (deepcopy, pickle) cannot answer once it was started: a second
   instance would be a second (ε, δ) release, and resuming it would need its noise.
 * Hard queries: at most ``max_hard_queries_`` over all copies, in both
@@ -24,13 +24,16 @@ Ledger protocol (``budget_``, shared by every copy of one fitted predictor)
   ½ + s·(t_u − t_l)/4 (the middle of the band's half on the label's side). A
   function of the released code and label only: post-processing.
 
-*Lemma 1 (stopping a Stemmer instance early).* Let M be BetweenThresholds with
-Stemmer's calibration and cutoff c, run on adaptively chosen queries of
-sensitivity 1/k, and let P stop feeding it after its v-th ⊤ (v ≤ c) or when a
+*Lemma 1 (stopping a single instance early).* Let M be BetweenThresholds with
+Stemmer's calibration and cutoff c, or the charged calibration (its noise
+certified for the gap, cutoff c and sensitivity 1/k), run on adaptively chosen
+queries of sensitivity 1/k, and let P stop feeding it after its v-th ⊤ (v ≤ c) or when a
 caller stops. Then the transcript of P is (ε, δ)-DP. *Proof.* Extend P's
 query sequence, after it stops, by constant queries 0 (sensitivity 0) until M
 halts; M's transcript on the extended adaptive sequence is (ε, δ)-DP
-(Thm 4.3 holds for adaptive queries), and P's transcript is a prefix of it
+(Thm 4.3, and the charged lemma of ``skdp.mechanisms._charged_calibration``, hold
+for adaptive queries: the latter's supermartingale is over an adaptive adversary's
+queries, and a sensitivity-0 query is one), and P's transcript is a prefix of it
 whose length is a function of the transcript (the position of the v-th ⊤):
 post-processing. The queries are adaptive because the vote on x_t depends on
 the forced labels of earlier ⊤ answers (public, drawn independently of the
@@ -42,7 +45,7 @@ the queries one at a time. ∎
 *Lemma 2 (reserving the plan).* Once answering starts, charging the plan's cost
 (ε_plan, δ) is a sound record of the privacy spent, whatever happens later.
 *Proof.* The transcript is an adaptive composition of at most v instances (or one
-Stemmer instance), which the accountant bounds by (ε_plan, δ) whatever the stopping
+Stemmer / charged instance), which the accountant bounds by (ε_plan, δ) whatever the stopping
 point. The number i of instances used is data-dependent, and the optimal
 composition bound for a *fixed* i is not an odometer: a filter valid for a
 data-dependent i needs its own analysis (Rogers et al. 2016), which the per-i
@@ -121,13 +124,13 @@ class _ShrinkageAnswering:
                          f"{len(answered)} answer(s) of this call were released "
                          "(error.answers).", answered)
         started = self._count_labels(_INSTANCE)
-        stemmer = self.calibration_ == "stemmer"
-        if stemmer and started:
-            self._refuse("its one Stemmer BetweenThresholds instance was started by another "
-                         "copy (or before this copy was made) and cannot be resumed here; use "
-                         "calibration='bsu' for a predictor answered from several copies.",
-                         answered)
-        if not stemmer and started >= cap:
+        single = self.calibration_ in ("stemmer", "charged")
+        if single and started:
+            self._refuse(f"its one {self.calibration_} BetweenThresholds instance was started "
+                         "by another copy (or before this copy was made) and cannot be resumed "
+                         "here; use calibration='bsu' for a predictor answered from several "
+                         "copies.", answered)
+        if not single and started >= cap:
             self._refuse(f"all {cap} BetweenThresholds instances of this predictor and its "
                          "copies are started.", answered)
         if not self._count_labels(_RESERVE):

@@ -4,6 +4,8 @@ Everything here is a function of the constructor's parameters and the number of
 features (public), never of the labelled rows.
 """
 
+import math
+
 from ..exceptions import PrivacyParameterError
 from ..hypotheses import Halfspaces
 from ._shrinkage_parameters import design, shrinkage_parameters, stemmer_cutoff
@@ -49,18 +51,28 @@ class _ShrinkageConfig:
             mode = "halfspace" if hyp.supports_through else "oblivious"
         return hyp, thresholds, mode
 
-    def _resolve_cap(self, n_features, delta):
+    def _resolve_cap(self, n_features, delta, hyp):
+        """``max_hard_queries="auto"``: d + 1 in halfspace mode; in oblivious mode
+        min(⌈VC·ln T⌉, ⌈4·ln(2/δ)⌉) for a class of known VC dimension (T =
+        ``planned_queries``; Yan's O(VC·log T) bound on hard queries with constant 1),
+        else ⌈4·ln(2/δ)⌉. Public inputs only."""
         if self.max_hard_queries != "auto":
             return int(self.max_hard_queries)
         if self.mode_ == "halfspace":
             return n_features + 1
-        return stemmer_cutoff(delta, 1)
+        if hyp is None and self.estimator is not None:
+            hyp = _as_hypothesis_class(self.estimator, n_features)
+        cutoff = stemmer_cutoff(delta, 1)
+        vc = getattr(hyp, "vc_dimension", None)
+        if vc is None:
+            return cutoff
+        return max(1, min(cutoff, math.ceil(vc * math.log(self.planned_queries))))
 
     def _plan_for(self, epsilon, delta, n_features):
         """(hypotheses, mode, cap, BetweenThresholds plan, teachers k) for these parameters."""
         hyp, thresholds, mode = self._check_config(n_features)
         self.mode_ = mode
-        cap = self._resolve_cap(n_features, delta)
+        cap = self._resolve_cap(n_features, delta, hyp)
         if thresholds == "auto":
             params = design(epsilon, delta, cap, self.accounting, self.calibration,
                             self.planned_queries)

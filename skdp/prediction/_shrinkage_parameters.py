@@ -9,6 +9,12 @@ of hard queries, in one of two calibrations:
 * ``"stemmer"``: one instance of Stemmer's calibration (2024, Thm 4.3) with cutoff
   c = max(cap, ⌈4·ln(2/δ)⌉) carries the whole (ε, δ); its gap grows like √c instead
   of the BSU composition's ≈ cap·ln(1/δ_bt).
+* ``"charged"``: the same single instance with cutoff c = cap (any cap ≥ 1) and the
+  noise certified by the charged lemma (:mod:`skdp.mechanisms._charged_calibration`,
+  about half of Stemmer's at c = 59, and no floor on c). Its teacher count is the
+  fewest k at which the certified noise is at most a quarter of the gap — Stemmer's
+  own ratio (gap 16·…, noise 4·…), so the two are compared at the same noise-to-gap
+  ratio — and :func:`false_hard_teachers` raises it further where needed.
 
 Either way it returns the fewest teachers the gap condition allows for the
 thresholds, and ``"auto"`` takes the calibration needing fewer.
@@ -24,6 +30,7 @@ import numpy as np
 
 from ..accounting import ApproxDP, PlanItem, account, calibrate, calibrate_plan, compose
 from ..exceptions import PrivacyParameterError
+from ..mechanisms._charged_calibration import charged_min_gap, charged_noise_scale
 from ..mechanisms.between_thresholds import BetweenThresholds
 
 __all__ = ["shrinkage_parameters"]
@@ -32,7 +39,9 @@ __all__ = ["shrinkage_parameters"]
 T_LOWER, T_UPPER = 3.0 / 8.0, 5.0 / 8.0
 _BSU_MAX_EPSILON = 0.999  # BetweenThresholds' BSU calibration needs ε < 1
 ACCOUNTING = ("tight", "paper")
-CALIBRATIONS = ("auto", "bsu", "stemmer")
+CALIBRATIONS = ("auto", "bsu", "stemmer", "charged")
+#: Noise-to-gap ratio at which the "charged" teacher count is read (Stemmer's 4/16).
+_CHARGED_NOISE_RATIO = 0.25
 #: Shares f of δ given to the cap instances (δ_bt = f·δ/cap) that "tight" tries. 1/2 is
 #: the paper's split and every candidate ε_bt is at least the exact optimal
 #: composition's, so "tight" never needs more teachers than "paper". The best f is near
@@ -74,12 +83,13 @@ def shrinkage_parameters(epsilon: float, delta: float, max_hard_queries: int,
                          thresholds: tuple[float, float] = (T_LOWER, T_UPPER)) -> dict[str, Any]:
     """BetweenThresholds parameters for a cap of ``max_hard_queries`` hard queries.
 
-    Returns a dict with ``calibration`` (``"bsu"`` or ``"stemmer"``), ``epsilon_bt``,
-    ``delta_bt`` (each instance is (ε_bt, δ_bt)-DP), ``max_hard`` (cutoff of one
-    instance: 1 for BSU, c = max(cap, ⌈4·ln(2/δ)⌉) for Stemmer), ``min_teachers``
-    (the fewest teachers the gap condition allows between ``thresholds``),
-    ``cumulative_epsilon`` (the total ε at total δ of the first 1, 2, …, cap BSU
-    instances by the same accounting; for Stemmer the one instance's ε) and
+    Returns a dict with ``calibration`` (``"bsu"``, ``"stemmer"`` or ``"charged"``),
+    ``epsilon_bt``, ``delta_bt`` (each instance is (ε_bt, δ_bt)-DP), ``max_hard``
+    (cutoff of one instance: 1 for BSU, c = max(cap, ⌈4·ln(2/δ)⌉) for Stemmer, the
+    cap for charged), ``min_teachers`` (the fewest teachers the gap condition allows
+    between ``thresholds``; charged: at noise ≤ gap/4), ``cumulative_epsilon`` (the
+    total ε at total δ of the first 1, 2, …, cap BSU instances by the same
+    accounting; for a single instance its ε) and
     ``planned_epsilon`` (the ε of the whole planned run — what a predictor reserves
     at its first answer).
 
@@ -100,9 +110,11 @@ def shrinkage_parameters(epsilon: float, delta: float, max_hard_queries: int,
         teacher count, which depends on ε_bt and ln(1/δ_bt) through the gap
         condition. Both cap ε_bt below 1, as BSU needs. Ignored for Stemmer (one
         instance, no composition).
-    calibration : {"bsu", "stemmer", "auto"}, default="bsu"
+    calibration : {"bsu", "stemmer", "charged", "auto"}, default="bsu"
         ``"stemmer"``: one instance with (ε_bt, δ_bt) = (ε, δ) and cutoff c;
-        ``"auto"``: whichever of the two needs fewer teachers (ties: BSU).
+        ``"charged"``: one instance with cutoff c = cap and the charged lemma's noise;
+        ``"auto"``: whichever of the three needs fewer teachers (ties: BSU, then
+        Stemmer).
     thresholds : (float, float), default=(3/8, 5/8)
         (t_l, t_u) on the vote fraction; the teacher count scales as 1/(t_u − t_l).
 
@@ -112,8 +124,10 @@ def shrinkage_parameters(epsilon: float, delta: float, max_hard_queries: int,
     ``"paper"``, the exact optimal composition) certifies that ``cap`` of them
     compose to (ε, δ), and ``cumulative_epsilon[i-1]`` is its bound for the first i.
     A Stemmer instance with cutoff c ≥ 4·ln(2/δ) and gap ≥ 16Δ/ε·√(c·ln(2/δ)) is
-    (ε, δ)-DP (Stemmer 2024, Thm 4.3). Every choice here depends only on
-    (ε, δ, cap, thresholds), never on data.
+    (ε, δ)-DP (Stemmer 2024, Thm 4.3); a charged instance is (ε, δ)-DP with the noise
+    the mechanism certifies for its gap, sensitivity and cutoff (the charged lemma,
+    checked by :class:`~skdp.mechanisms.between_thresholds.BetweenThresholds`).
+    Every choice here depends only on (ε, δ, cap, thresholds), never on data.
 
     Examples
     --------
@@ -137,6 +151,8 @@ def shrinkage_parameters(epsilon: float, delta: float, max_hard_queries: int,
         options.append(_shrinkage_parameters(*args, accounting, (lower, upper)))
     if calibration in ("auto", "stemmer"):
         options.append(_stemmer_parameters(*args, (lower, upper)))
+    if calibration in ("auto", "charged"):
+        options.append(_charged_parameters(*args, (lower, upper)))
     params = min(options, key=lambda p: p["min_teachers"])
     return {**params, "cumulative_epsilon": params["cumulative_epsilon"].copy(),
             "thresholds": (lower, upper)}
@@ -162,6 +178,10 @@ def false_hard_teachers(params, thresholds, planned_queries):
     if a <= 0:
         return math.inf
     per_query = FALSE_HARD_PROBABILITY / planned_queries
+    if params["calibration"] == "charged":  # ⊤ on q = 1: ½·exp(−a/b), b = b(k) ↓ in k
+        gap, need = thresholds[1] - thresholds[0], a / math.log(0.5 / per_query)
+        return _charged_teachers(params["epsilon_bt"], params["delta_bt"], params["max_hard"],
+                                 gap, need, params["min_teachers"])
     if params["calibration"] == "stemmer":
         b1 = 4.0 / params["epsilon_bt"] * math.sqrt(params["max_hard"]
                                                     * math.log(2.0 / params["delta_bt"]))
@@ -183,7 +203,7 @@ def design(epsilon, delta, max_hard_queries, accounting, calibration, planned_qu
     best = None
     for g in _HALF_WIDTHS:
         band = (0.5 - g, 0.5 + g)
-        for cal in ("bsu", "stemmer") if calibration == "auto" else (calibration,):
+        for cal in CALIBRATIONS[1:] if calibration == "auto" else (calibration,):
             p = shrinkage_parameters(epsilon, delta, max_hard_queries, accounting, cal, band)
             p["min_teachers"] = max(p["min_teachers"],
                                     false_hard_teachers(p, band, planned_queries))
@@ -201,6 +221,47 @@ def _stemmer_parameters(epsilon, delta, max_hard_queries, thresholds):
         "epsilon_bt": epsilon,
         "delta_bt": delta,
         "max_hard": cutoff,
+        "min_teachers": k,
+        "cumulative_epsilon": np.array([epsilon]),
+        "planned_epsilon": epsilon,
+    }
+
+
+@functools.lru_cache(maxsize=4096)
+def _charged_noise(epsilon, delta, cap, gap, k):
+    """The least noise (in vote units) the charged lemma certifies for k teachers: the
+    lemma is invariant under scaling Δ, the gap and b together, so this is the count
+    noise for gap·k at Δ = 1, over k (∞ where the gap is below the lemma's minimum)."""
+    if gap * k <= charged_min_gap(epsilon, delta, cap) * (1.0 + 1e-9):
+        return math.inf
+    return charged_noise_scale(epsilon, delta, cap, gap=gap * k) / k
+
+
+@functools.lru_cache(maxsize=256)
+def _charged_teachers(epsilon, delta, cap, gap, max_noise, k_min=1):
+    """Fewest k ≥ ``k_min`` whose certified noise is ≤ ``max_noise`` (b(k) decreases)."""
+    def ok(k):
+        return _charged_noise(epsilon, delta, cap, gap, k) <= max_noise
+
+    lo, hi = k_min - 1, max(k_min, 1)
+    while not ok(hi):
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi
+
+
+@functools.lru_cache(maxsize=64)
+def _charged_parameters(epsilon, delta, max_hard_queries, thresholds):
+    cap = int(max_hard_queries)
+    gap = thresholds[1] - thresholds[0]
+    k = _charged_teachers(epsilon, delta, cap, gap, _CHARGED_NOISE_RATIO * gap)
+    return {
+        "calibration": "charged",
+        "epsilon_bt": epsilon,
+        "delta_bt": delta,
+        "max_hard": cap,
         "min_teachers": k,
         "cumulative_epsilon": np.array([epsilon]),
         "planned_epsilon": epsilon,

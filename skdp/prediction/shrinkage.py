@@ -90,20 +90,20 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         its copies; the guarantee is computed for v, so it holds for every stream.
         ``"auto"``: d + 1 in ``mode="halfspace"`` (after d affinely independent hard
         queries every teacher's boundary is the same hyperplane, after d + 1 the
-        space is a point), else ⌈4·ln(2/δ)⌉ — the cutoff Stemmer's calibration
-        needs anyway, so a lower cap would buy no teachers.
+        space is a point); oblivious: min(⌈VC·ln T⌉, ⌈4·ln(2/δ)⌉), T =
+        ``planned_queries`` (Yan's O(VC·log T), constant 1), ⌈4·ln(2/δ)⌉ if VC unknown.
     mode : {"auto", "oblivious", "halfspace"}, default="auto"
         ``"auto"``: ``"halfspace"`` for halfspace teachers (``Halfspaces``, the
         default class, or a plain ``LogisticRegression`` estimator), whose cap of
-        d + 1 hard queries needs the fewest teachers (issue 16's task: 0.90 from
-        n = 3 000 at ε = 1 where oblivious needs 10 000); ``"oblivious"`` otherwise.
+        d + 1 hard queries needs the fewest teachers; ``"oblivious"`` otherwise.
         Set by the public parameters only; ``mode_`` holds the mode used.
-    calibration : {"auto", "bsu", "stemmer"}, default="auto"
+    calibration : {"auto", "bsu", "stemmer", "charged"}, default="auto"
         BetweenThresholds' analysis: ``"bsu"`` (Yan's: one instance per hard
         query, composed over the cap), ``"stemmer"`` (one instance with cutoff
-        max(v, ⌈4·ln(2/δ)⌉), Stemmer 2024 Thm 4.3), ``"auto"`` the one needing
-        fewer teachers (:func:`shrinkage_parameters`; at ε = 1, δ = 10⁻⁶, T = 2·10⁴:
-        BSU 1 856 teachers for v = 3, Stemmer 3 387 for every v ≤ 59).
+        max(v, ⌈4·ln(2/δ)⌉), Stemmer 2024 Thm 4.3), ``"charged"`` (one instance with
+        cutoff v, noise certified by ``skdp.mechanisms._charged_calibration``'s
+        lemma), ``"auto"`` the one needing fewest teachers (ε = 1, δ = 10⁻⁶, T = 2·10⁴:
+        v = 3: BSU 1 856, charged 928; v = 30: Stemmer 3 387, charged 1 744).
     thresholds : (float, float) or "auto", default="auto"
         (t_l, t_u) on the vote fraction (public); Yan's are (3/8, 5/8). The privacy
         gap makes the teacher count scale as 1/(t_u − t_l), while the noise (a
@@ -162,7 +162,7 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
     budget_ : PrivacyBudget
         The query ledger, total (ε, δ). The first answer reserves the whole planned
         cost (the composition of v BSU instances by the chosen ``accounting``, or
-        Stemmer's (ε, δ)); later hard queries and instances are recorded at zero
+        the single instance's (ε, δ)); later hard queries and instances are recorded at zero
         cost. Shared by deep copies and pickles.
     privacy_spent_ : PrivacyCost
         ``budget_.spent``.
@@ -184,7 +184,10 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
     :func:`skdp.accounting.calibrate_plan` sizes to compose within (ε, δ)
     (``accounting="paper"``: exact optimal composition, Kairouz, Oh & Viswanath
     2015, via :func:`skdp.accounting.calibrate`). With ``calibration="stemmer"``
-    the transcript is one (ε, δ)-DP instance (Stemmer 2024, Thm 4.3, cutoff c ≥ v).
+    the transcript is one (ε, δ)-DP instance (Stemmer 2024, Thm 4.3, cutoff c ≥ v);
+    with ``"charged"`` one instance with cutoff v whose noise the mechanism certifies
+    by the charged lemma (a Rényi-moment bound charged to ⊤ answers, proved in
+    ``skdp.mechanisms._charged_calibration``; new, listed for a second review).
     The cap is enforced whatever the data: after the cap-th ⊤ every further query
     raises :class:`QueryBudgetExhaustedError` (answers released by the failing
     call are in ``error.answers``).
@@ -212,8 +215,8 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
     unweighted (a weighted form would keep the privacy argument — a row still
     reaches one teacher — but is not implemented).
 
-    **Small samples.** The gap condition needs thousands of teachers (at ε = 1,
-    δ = 10⁻⁶, T = 10⁴: 1 758 in halfspace mode, 3 194 in oblivious mode), one row
+    **Small samples.** The gap condition needs hundreds to thousands of teachers
+    (ε = 1, δ = 10⁻⁶, T = 10⁴: 877 in halfspace mode in R², 1 611 oblivious), one row
     each at least. With fewer rows, ``fit`` warns (``PrivacyWarning``, naming the
     rows needed) and the predictor answers as
     :class:`~skdp.prediction.SubsampleAggregatePredictor` planned for
@@ -243,7 +246,7 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
     >>> X = rng.random((200_000, 1)); y = (X[:, 0] >= 0.3).astype(int)
     >>> clf = PrivatePredictor(Thresholds(), epsilon=1.0, random_state=0).fit(X, y)
     >>> clf.n_teachers_, clf.calibration_
-    (3194, 'stemmer')
+    (1166, 'charged')
     >>> Xq = rng.random((1000, 1))
     >>> bool(np.mean(clf.predict(Xq) == (Xq[:, 0] >= 0.3)) > 0.9)
     True

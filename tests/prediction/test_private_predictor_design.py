@@ -76,16 +76,24 @@ def test_stop_at_hard_answers_as_one_query_at_a_time():
 
 
 def test_auto_design_uses_public_inputs_and_needs_fewer_teachers():
-    # Stemmer's one instance beats composing 16 BSU instances by a factor > 2 here.
+    # Stemmer's one instance beats composing 16 BSU instances by a factor > 5 here, and
+    # the charged instance (same algorithm, the charged lemma's noise) needs fewer still.
+    stemmer = design(1.0, 1e-6, 59, "tight", "stemmer", 20_000)
+    assert stemmer["min_teachers"] < shrinkage_parameters(1.0, 1e-6, 16)["min_teachers"] / 5
     auto = design(1.0, 1e-6, 59, "tight", "auto", 20_000)
-    assert auto["calibration"] == "stemmer"
-    assert auto["min_teachers"] < shrinkage_parameters(1.0, 1e-6, 16)["min_teachers"] / 5
-    assert design(1.0, 1e-6, 3, "tight", "auto", 20_000)["calibration"] == "bsu"
+    assert auto["calibration"] == "charged" and auto["max_hard"] == 59
+    assert auto["min_teachers"] < 0.7 * stemmer["min_teachers"]
+    bsu = design(1.0, 1e-6, 3, "tight", "bsu", 20_000)
+    assert design(1.0, 1e-6, 3, "tight", "auto", 20_000)["min_teachers"] < bsu["min_teachers"]
     clf = PrivatePredictor(Halfspaces(2), mode="halfspace", classes=[0, 1]).fit(*_plane(10))
     assert clf.max_hard_queries_ == 3
+    # Oblivious: min(⌈VC·ln T⌉, ⌈4·ln(2/δ)⌉) = ⌈3·ln 10⁴⌉ = 28 for halfspaces in R².
     clf = PrivatePredictor(Halfspaces(2), mode="oblivious", classes=[0, 1],
                            delta=1e-6).fit(*_plane(10))
-    assert clf.max_hard_queries_ == 59 and clf.calibration_ == "stemmer"
+    assert clf.max_hard_queries_ == 28 and clf.calibration_ == "charged"
+    clf = PrivatePredictor(estimator=DecisionTreeClassifier(), classes=[0, 1],
+                           delta=1e-6).fit(*_plane(10))  # VC unknown: Stemmer's cutoff
+    assert clf.max_hard_queries_ == 59
 
 
 def test_auto_mode_takes_halfspace_for_halfspace_teachers():

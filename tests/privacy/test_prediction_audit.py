@@ -9,11 +9,13 @@ D has it just below t_l and D' (one label flipped) just above, the place where
 BetweenThresholds works hardest. Events are chosen on a pilot sample by skdp.audit
 (likelihood-ratio events), α = 1e-6, claimed (ε, δ) of the predictor. Both
 calibrations: Yan's BSU (one instance per hard query, thresholds 3/8, 5/8, cap 1)
-and Stemmer's single instance stopped at the cap (thresholds 1/4, 3/4, cap 3 of a
-cutoff 22: the early stop of ``_shrinkage_answering``'s Lemma 1).
+Stemmer's single instance stopped at the cap (thresholds 1/4, 3/4, cap 3 of a
+cutoff 22: the early stop of ``_shrinkage_answering``'s Lemma 1), and the charged
+single instance (cutoff = cap 3, noise ≤ gap/4 at its fewest teachers, the lemma of
+``skdp.mechanisms._charged_calibration``).
 
-Negative control: the same predictor whose BetweenThresholds draws no noise. Its
-transcripts on D and D' are disjoint, and the same audit must catch it.
+Negative control: the same predictor whose BetweenThresholds draws no noise (every
+calibration). Its transcripts on D and D' are disjoint, and the same audit must catch it.
 """
 
 import numpy as np
@@ -28,7 +30,8 @@ EPSILON, DELTA = 1.0, 1e-2
 SETUPS = {
     calibration: (cap, band, shrinkage_parameters(EPSILON, DELTA, cap, calibration=calibration,
                                                   thresholds=band)["min_teachers"])
-    for calibration, cap, band in (("bsu", 1, (0.375, 0.625)), ("stemmer", 3, (0.25, 0.75)))
+    for calibration, cap, band in (("bsu", 1, (0.375, 0.625)), ("stemmer", 3, (0.25, 0.75)),
+                                   ("charged", 3, (0.25, 0.75)))
 }
 N_QUERIES = 4
 # Distinct rows (a repeated row is answered from the transcript, free); one-row
