@@ -84,7 +84,7 @@ def test_accurate_on_thresholds_and_spends_little():
     assert clf.budget_.spent == clf.privacy_spent_
 
 
-@pytest.mark.parametrize("calibration", ["bsu", "stemmer"])
+@pytest.mark.parametrize("calibration", ["bsu", "stemmer", "charged"])
 def test_first_answer_reserves_the_whole_plan(calibration):
     # Optimal-composition bounds of the instances used so far are not an odometer:
     # the first answer charges the planned cost, later hard queries cost nothing.

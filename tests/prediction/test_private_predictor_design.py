@@ -119,9 +119,11 @@ def _stemmer(**kw):
     return PrivatePredictor(Halfspaces(2), **{**params, **kw})
 
 
-def test_stemmer_instance_cannot_be_resumed_by_a_copy():
+@pytest.mark.parametrize("calibration", ["stemmer", "charged"])
+def test_single_instance_cannot_be_resumed_by_a_copy(calibration):
     X, y = _plane(4000)
-    clf = _stemmer().fit(X, y)
+    clf = _stemmer(calibration=calibration).fit(X, y)
+    assert clf.calibration_ == calibration
     before = copy.deepcopy(clf)
     clf.predict(_plane(50, seed=1)[0])
     spent = clf.budget_.spent
@@ -132,10 +134,11 @@ def test_stemmer_instance_cannot_be_resumed_by_a_copy():
     assert clf.budget_.spent == spent
 
 
-def test_cap_stays_hard_inside_one_stemmer_instance():
+@pytest.mark.parametrize("calibration", ["stemmer", "charged"])
+def test_cap_stays_hard_inside_one_instance(calibration):
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(3000, 2)), rng.integers(0, 2, 3000)  # no structure
-    clf = _stemmer(max_hard_queries=4).fit(X, y)
+    clf = _stemmer(max_hard_queries=4, calibration=calibration).fit(X, y)
     with pytest.raises(QueryBudgetExhaustedError) as info:
         clf.predict(rng.normal(size=(20_000, 2)) * 0.01)
     assert clf.n_hard_queries_ == 4 == len(clf.hard_queries_)
