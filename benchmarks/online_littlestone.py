@@ -1,10 +1,12 @@
 """Private online learning of Littlestone classes: where DP-SOA and Li–Wang–Ye learn (issue 17).
 
 Learners at their **default** parameters (``preset="practical"``): DP-SOA (Golowich &
-Livni 2021, Alg. 1 with the competitor-aware sparse vector), Li–Wang–Ye (2024, Alg. 2's
-switching rule with skdp's consistency release, the default since issue 17), Li–Wang–Ye
-with Alg. 2's histogram release (``release="histogram"``, D = 1: the former default, for
-before/after), and the non-private SOA as the ceiling; δ = 10⁻⁶.
+Livni 2021, Alg. 1 with the competitor-aware sparse vector, flat trees of anchored
+copies), DP-SOA with the SOA in tournament trees (``base_learner="soa"``: the paper's base
+learner, the former default, for before/after), Li–Wang–Ye (2024, Alg. 2's switching rule
+with skdp's consistency release, the default since issue 17), Li–Wang–Ye with Alg. 2's
+histogram release (``release="histogram"``, D = 1: its former default), and the
+non-private SOA as the ceiling; δ = 10⁻⁶.
 
 Sections (one run):
 
@@ -19,6 +21,8 @@ Sections (one run):
    first real switch — every one of them predicts with A(∅)), the last switch (the
    consistency release switches several times), sparse-vector firings vs real switches,
    whether the release is still A(∅), stops.
+   DP-SOA against the mistake-seeking adversary is also played on more seeds (its
+   release round and whether the release is the target).
 2. **Forced phase vs ε** (1, 4, 16) against the binary-search adversary.
 3. **Oblivious streams** (uniform points, random target): thresholds on N = 2², 2⁴, 2⁸, 2¹²
    × T = 10³, 10⁴, 10⁵ × ε = 1, 4 — "learns" = the released hypothesis at T errs on at
@@ -76,13 +80,15 @@ def rectangle_class(width, height):
 
 
 LWY_HIST = "Li–Wang–Ye (Alg 2 histogram)"
+DPSOA_SOA = "DP-SOA (SOA trees)"
 
 
 def make_learner(name, cls, eps, horizon, seed):
     if name == "SOA":
         return SOAClassifier(cls)
-    if name == "DP-SOA":
-        return DPSOAClassifier(eps, DELTA, cls, random_state=seed)
+    if name in ("DP-SOA", DPSOA_SOA):
+        return DPSOAClassifier(eps, DELTA, cls, random_state=seed,
+                               base_learner="soa" if name == DPSOA_SOA else None)
     release = "histogram" if name == LWY_HIST else None
     return AdaptivePrivateOnlineClassifier(eps, DELTA, cls, horizon, random_state=seed,
                                            release=release)
@@ -132,21 +138,34 @@ def play(name, cls, kind, eps, horizon, seed, n_domain):
 # ----------------------------------------------------------------- sections
 def key_section(seeds, t_max, short_t_max):
     """Round-by-round games cost 0.5–1 ms a round, so only the learners whose T = 10⁵
-    numbers are in question play to ``t_max``: Li–Wang–Ye, and DP-SOA against the
-    binary-search adversary. The SOA (flat at its Ldim from the first rounds), DP-SOA
-    against the mistake-seeking adversary and the histogram release (they err on nearly
-    every round there) play ``short_t_max``."""
+    numbers are in question play to ``t_max``: DP-SOA and Li–Wang–Ye. The SOA (flat at
+    its Ldim from the first rounds), DP-SOA with SOA trees and the histogram release
+    (they err on nearly every round against the mistake-seeking adversary) play
+    ``short_t_max``."""
     cls = ThresholdVersionSpace(KEY_N)
     rows, curves = [], {}
     for kind in ("binary search", "mistake-seeking"):
-        for name in ("SOA", "DP-SOA", "Li–Wang–Ye", LWY_HIST):
-            short = name in ("SOA", LWY_HIST) or (name == "DP-SOA"
-                                                   and kind == "mistake-seeking")
+        for name in ("SOA", "DP-SOA", DPSOA_SOA, "Li–Wang–Ye", LWY_HIST):
+            short = name in ("SOA", LWY_HIST, DPSOA_SOA)
             horizon = short_t_max if short else t_max
             runs = [play(name, cls, kind, 1.0, horizon, s, KEY_N) for s in seeds]
             curves[(kind, name)] = np.array([c for c, _ in runs], dtype=float)
             rows.append(learner_table(kind, name, horizon, runs))
     return rows, curves
+
+
+def seeking_seeds_section(seeds, horizon):
+    """DP-SOA (defaults) against the mistake-seeking adversary, one row per seed."""
+    cls = ThresholdVersionSpace(KEY_N)
+    rows = []
+    for seed in seeds:
+        curve, info = play("DP-SOA", cls, "mistake-seeking", 1.0, horizon, seed, KEY_N)
+        rows.append({"seed": seed, "T": horizon, "M_T": int(curve[-1]),
+                     "release": info["forced"],
+                     "after": int(curve[-1] - curve[min(info["forced"], horizon - 1)]),
+                     "error": info["error"], "target": info["error"] == 0.0,
+                     "s": round(info["seconds"], 1)})
+    return rows
 
 
 def epsilon_section(seed, horizon):
@@ -188,7 +207,7 @@ def finite_section(seed, horizon):
     for cls_name, cls in (("intervals N=10", interval_class(10)),
                           ("rectangles 4x3", rectangle_class(4, 3))):
         for kind in ("oblivious", "mistake-seeking", "mistake tree"):
-            for name in ("SOA", "DP-SOA", "Li–Wang–Ye", LWY_HIST):
+            for name in ("SOA", "DP-SOA", DPSOA_SOA, "Li–Wang–Ye", LWY_HIST):
                 curve, info = play(name, cls, kind, 1.0, horizon, seed, cls.n_domain)
                 rows.append({"class": cls_name, "adversary": kind, "learner": name,
                              "M_1e3": int(curve[min(999, horizon - 1)]),
@@ -207,6 +226,8 @@ def main():
     start = time.perf_counter()
     t_max = 3000 if quick else 10**5
     key_rows, curves = key_section(seeds, t_max, 3000 if quick else 2 * 10**4)
+    seek_rows = seeking_seeds_section(
+        range(args.seed, args.seed + (2 if quick else 6)), t_max)
     eps_rows = epsilon_section(args.seed, 3000 if quick else 2 * 10**4)
     obl_rows = oblivious_section(args.seed, (2, 4) if quick else (2, 4, 8, 12),
                                  (10**3,) if quick else (10**3, 10**4, 10**5),
@@ -227,11 +248,15 @@ def main():
         "(every one predicts with A(∅), and against these adversaries every one is a "
         "mistake). It is a constant set by ε and δ ((4/ε₀)ln(2T/β) for Li–Wang–Ye's "
         "consistency release, N₀/2 + (4/ε₀)ln(2T/β) for its histogram release, the rounds "
-        "until 2/3 of DP-SOA's trees agree), not a log T term.",
-        "The SOA, DP-SOA against the mistake-seeking adversary and Li–Wang–Ye's "
-        "histogram release play shorter games (2·10⁴): the SOA is flat at its Ldim, the "
-        "other two err on (nearly) every round there, and round-by-round games cost "
+        "until enough of DP-SOA's trees agree on a hypothesis other than A(∅)), not a "
+        "log T term.",
+        "The SOA, DP-SOA with SOA trees and Li–Wang–Ye's histogram release play shorter "
+        "games (2·10⁴): the SOA is flat at its Ldim, the other two err on (nearly) every "
+        "round against the mistake-seeking adversary, and round-by-round games cost "
         "0.5–1 ms a round.",
+        "DP-SOA's default copies are anchored learners in flat trees (the version-space "
+        "hypothesis nearest to the public A(∅)); \"DP-SOA (SOA trees)\" is the paper's "
+        "SOA in tournament trees of k₁ = 4 leaves at the same release mechanism.",
         "Li–Wang–Ye's consistency release switches several times (at most c = 12 "
         "releases): \"last switch\" is where its learning ends; after it the curve is "
         "flat unless the last release was wrong.",
@@ -244,7 +269,14 @@ def main():
     write_report("online_littlestone", key_rows, columns, out_dir=out,
                  title="Private online learning of Littlestone classes: where they learn",
                  notes=notes, plot=lambda p: plots(p, curves, eps_rows))
-    extra = ["", "## Forced phase vs ε (binary-search adversary, thresholds N = 2¹⁶)", "",
+    extra = ["", "## DP-SOA against the mistake-seeking adversary, per seed "
+             "(thresholds N = 2¹⁶, ε = 1, defaults)", "",
+             markdown_table(seek_rows, {"seed": "seed", "T": "T", "M_T": "M(T)",
+                                        "release": "release round",
+                                        "after": "mistakes after it",
+                                        "error": "error at T",
+                                        "target": "release = target", "s": "s"}),
+             "", "## Forced phase vs ε (binary-search adversary, thresholds N = 2¹⁶)", "",
              markdown_table(eps_rows, {"epsilon": "ε", "learner": "learner",
                                        "forced_phase": "forced phase",
                                        "last_switch": "last switch", "T": "T",
@@ -270,7 +302,8 @@ def main():
     print("\n".join(extra))
     md = out / "online_littlestone.md"
     md.write_text(md.read_text(encoding="utf-8") + "\n".join(extra), encoding="utf-8")
-    for name, rows in (("online_littlestone_epsilon", eps_rows),
+    for name, rows in (("online_littlestone_seeking_seeds", seek_rows),
+                       ("online_littlestone_epsilon", eps_rows),
                        ("online_littlestone_oblivious", obl_rows),
                        ("online_littlestone_finite", fin_rows)):
         write_csv(out / f"{name}.csv", rows)
