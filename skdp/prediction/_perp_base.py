@@ -44,7 +44,7 @@ _PERP_CONSTRAINTS = {
     "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
     "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
     "gamma": [Interval(numbers.Real, 0, 1, closed="right")],
-    "preset": [StrOptions({"paper", "practical", "sharp"})],
+    "preset": [StrOptions({"paper", "practical", "sharp", "charged"})],
     "slice_size": [Interval(numbers.Integral, 1, None, closed="left"), None],
     "max_hard": [Interval(numbers.Integral, 1, None, closed="left"), None],
     "threshold": [Interval(numbers.Real, 0, None, closed="neither"), None],

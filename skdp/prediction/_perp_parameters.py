@@ -5,7 +5,7 @@ it from Appendix B (Definition B.5, Lemmas B.6–B.7) and from the conditions th
 mechanisms themselves check (ChallengeBT, Alg. 4; BetweenThresholds, Thm 4.3), in
 one function, :func:`perp_parameters`, whose docstring carries the derivation.
 One phase's numbers are solved in ``_perp_schedule`` (``"paper"``,
-``"practical"``) and ``_perp_sharp`` (``"sharp"``).
+``"practical"``) and ``_perp_sharp`` (``"sharp"``, ``"charged"``).
 """
 
 from __future__ import annotations
@@ -24,16 +24,17 @@ from ..accounting import DeltaSchedule
 from ..exceptions import PrivacyParameterError
 from ._perp_schedule import (
     PhaseParameters,
+    _calibration,
     delta_schedule,
     first_phase_length,
     phase,
     phase_checks,
 )
-from ._perp_sharp import initial_rows, sharp_checks, solve_initial_copies
+from ._perp_sharp import SHARP_PRESETS, initial_rows, sharp_checks, solve_initial_copies
 
 __all__ = ["PERPParameters", "PhaseParameters", "perp_parameters"]
 
-PRESETS = ("paper", "practical", "sharp")
+PRESETS = ("paper", "practical", *SHARP_PRESETS)
 
 @dataclass(frozen=True)
 class PERPParameters:
@@ -46,7 +47,7 @@ class PERPParameters:
     n_features : int
         The dimension d.
     preset : str
-        ``"paper"``, ``"practical"`` or ``"sharp"``.
+        ``"paper"``, ``"practical"``, ``"sharp"`` or ``"charged"``.
     first_phase_length : int
         t_1; phase p has t_p = t_1·3^(p−1) queries.
     initial_sample_size : int
@@ -72,12 +73,12 @@ class PERPParameters:
     delta_schedule: DeltaSchedule = field(repr=False)
     phases: tuple = field(repr=False)
     overrides: tuple = field(default=(), repr=False)
-    #: "sharp": the initial sample's own copies (at δ(0) = δ*/4); else None.
+    #: "sharp" / "charged": the initial sample's own copies (at δ(0) = δ*/4); else None.
     initial_copies: PhaseParameters | None = field(default=None, repr=False)
 
     @property
     def initial_delta(self) -> float:
-        """δ(0): the initial sample's δ (δ_1, or δ*/4 for "sharp")."""
+        """δ(0): the initial sample's δ (δ_1, or δ*/4 for "sharp" / "charged")."""
         return (self.initial_copies or self.phases[0]).delta
 
     def _column(self, name, dtype=float):
@@ -141,11 +142,11 @@ class PERPParameters:
             p = q.phase
             checks = [(q.delta <= sched.phase_delta(p, q.length) * (1 + 1e-12),
                        "δ_p ≤ schedule")]
-            if self.preset == "sharp":
+            if self.preset in SHARP_PRESETS:
                 checks += sharp_checks(q, self.phase(p + 1), d, self.gamma, utility,
                                        epsilon=self.epsilon)
                 init = self.initial_copies
-                if p == 1 and init is not None:  # always set by the sharp preset
+                if p == 1 and init is not None:  # always set by the sharp presets
                     checks += [(ok, f"initial copies: {name}") for ok, name in
                                sharp_checks(init, None, d, self.gamma, utility, restart=q,
                                             epsilon=self.epsilon)]
@@ -158,7 +159,8 @@ class PERPParameters:
             out += [f"phase {p}: {name}" for ok, name in checks if not ok]
         if utility:
             first = self.initial_copies or self.phases[0]
-            need = (initial_rows(d, first, self.alpha, self.beta) if self.preset == "sharp"
+            need = (initial_rows(d, first, self.alpha, self.beta)
+                    if self.preset in SHARP_PRESETS
                     else 4 * d * first.slice_size / self.alpha)
             if not self.initial_sample_size >= need * (1 - 1e-12):
                 out.append("n ≥ 4d·m_1/α (sharp: (2d)²·(m_1 − t_l + σ)/α_1)")
@@ -199,12 +201,16 @@ def perp_parameters(epsilon: float, delta: float, alpha: float, beta: float, gam
         Fraction of queries assumed to come from the distribution (robustness).
     n_features : int
         The dimension d.
-    preset : {"paper", "practical", "sharp"}, default="paper"
+    preset : {"paper", "practical", "sharp", "charged"}, default="paper"
         Which constants (see below). ``"sharp"`` also changes the slicing (a
         random partition into 2d parts), the Stopper (svt) and the thresholds
         (margins, t_u = t_l + 4σ); its derivation and privacy lemma are in
         ``skdp.prediction._perp_sharp`` (issue 16), and only the common parts
         below (δ schedule, t_p = t_1·3^{p−1}, the fixed point on t_1) apply to it.
+        ``"charged"``: the ``"sharp"`` schedule with each phase's copies
+        calibrated by the sharper of Thm 4.3 and the charged lemma
+        (``skdp.mechanisms._charged_calibration``; t_u = t_l + 3σ where it is
+        used), item 7 of ``_perp_sharp``.
     n_phases : int, default=5
         Phases tabulated (any later phase: :meth:`PERPParameters.phase`).
     slice_size, max_hard, threshold, first_phase_length : optional
@@ -367,10 +373,11 @@ def _build(key, n_phases):
     t1 = first_phase_length(key)
     phases = tuple(phase(key, t1, p) for p in range(1, n_phases + 1))
     first = initial = None
-    if preset == "sharp":
-        first = initial = solve_initial_copies(phases[0], delta, dict(overrides), epsilon)
+    if preset in SHARP_PRESETS:
+        first = initial = solve_initial_copies(phases[0], delta, dict(overrides), epsilon,
+                                               _calibration(preset))
     first = first or phases[0]
-    if preset == "sharp":
+    if preset in SHARP_PRESETS:
         need = initial_rows(d, first, alpha, beta)
     else:
         need = max(4 * d * first.slice_size, 8 * d * math.log(2 * d / beta)) / alpha

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..mechanisms.between_thresholds import HARD, LOW, ChallengeBT
 from ..mechanisms.reorder_slice_compute import ReorderSliceCompute
+from ._perp_sharp import SHARP_PRESETS
 
 __all__ = ["RectanglesRun"]
 
@@ -133,17 +134,20 @@ class RectanglesRun:
                                    random_state=self.rng)
 
     def _challenge_bt(self, q, seed):
-        if self.parameters.preset == "sharp":  # svt Stopper, t_u = t_l + 4σ
+        if self.parameters.preset in SHARP_PRESETS:  # svt Stopper, t_u = t_l + gap
+            charged = q.bt_calibration == "charged"
             return _SteppedChallengeBT(q.threshold, q.upper_threshold, q.epsilon_instance,
                                        q.delta_instance, q.max_hard, q.length + 1,
                                        stopper="svt", stopper_epsilon=q.stopper_epsilon,
+                                       bt_calibration=q.bt_calibration,
+                                       bt_noise_scale=q.bt_noise_scale if charged else None,
                                        random_state=seed)
         return _SteppedChallengeBT(q.threshold, 2.0 * q.threshold, q.epsilon_instance,
                                    q.delta_instance, q.max_hard, q.length + 1,
                                    random_state=seed)
 
     def _partition(self, n):
-        """Part (0 … 2d−1) of each of n positives: independent fair dice ("sharp" preset)."""
+        """Part (0 … 2d−1) of each of n positives: independent fair dice (sharp presets)."""
         return self.rng.integers(2 * self.d, size=n)
 
     # -------------------------------------------------------------- phases
@@ -157,7 +161,7 @@ class RectanglesRun:
         self.step = 0
         self.stops_done = False
         self.positives = []
-        if self.parameters.preset == "sharp":
+        if self.parameters.preset in SHARP_PRESETS:
             # The initial sample's copies run at δ(0) (see _perp_sharp); restarts and
             # later phases hold queries and use the phase's own parameters.
             first = self.phase == 1 and self.parameters.initial_copies

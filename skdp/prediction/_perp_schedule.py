@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, replace
 
 from ..accounting import DeltaSchedule
-from ._perp_sharp import phase_alpha, rows_needed, solve_sharp_phase
+from ._perp_sharp import SHARP_PRESETS, phase_alpha, rows_needed, solve_sharp_phase
 
 __all__ = [
     "GROWTH",
@@ -54,6 +54,9 @@ class PhaseParameters:
     upper_threshold: float = 0.0
     #: ε of the copies' Stopper ("sharp": the svt Stopper's ε_s; else ε_0).
     stopper_epsilon: float = 0.0
+    #: The copies' BetweenThresholds analysis: "stemmer" (Thm 4.3) or "charged"
+    #: (the lemma in skdp.mechanisms._charged_calibration; preset "charged" only).
+    bt_calibration: str = "stemmer"
 
 
 def _noise_bound(q, d):
@@ -102,13 +105,13 @@ def _solve_phase(key, p, length):
     over = dict(overrides)
     sched = delta_schedule(delta, 1)
     alpha_p, beta_p = alpha / 2**p, beta / 2**p
-    if preset == "sharp":
+    if preset in SHARP_PRESETS:
         alpha_p = phase_alpha(alpha, p)
     delta_p = float(sched.phase_budget(p)) / float(length)
-    if preset == "sharp":  # the global ε goes in; the copies' split is made there
+    if preset in SHARP_PRESETS:  # the global ε goes in; the copies' split is made there
         probe = PhaseParameters(p, alpha_p, beta_p, delta_p, epsilon, delta_p, int(length), 0,
                                 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0)
-        return solve_sharp_phase(probe, over)
+        return solve_sharp_phase(probe, over, calibration=_calibration(preset))
     eps0, delta0 = _instance_privacy(epsilon, delta_p, d, preset)
     steps = int(length) + 1  # ChallengeBT's T: one stopping query per step, plus slack
     slice_bound = math.log(4 * d / beta_p) / eps0
@@ -151,6 +154,11 @@ def _solve_phase(key, p, length):
                    upper_threshold=2.0 * q.threshold, stopper_epsilon=eps0)
 
 
+def _calibration(preset):
+    """The copies' BetweenThresholds analysis for a preset of ``_perp_sharp``."""
+    return "charged" if preset == "charged" else "stemmer"
+
+
 @functools.lru_cache(maxsize=256)
 def delta_schedule(delta, first_phase_length):
     """The queries' geometric δ schedule: total δ*/2, phase p gets δ*/2^(p+1)."""
@@ -169,7 +177,7 @@ def length_needed(key, p, next_phase):
     """R_p = max(4d·m_{p+1}/(γ·α_p), 8d·ln(2d/β_p)/(γ·α_p)) (Lemma B.7, Chernoff)."""
     _, _, alpha, beta, gamma, d, preset, _ = key
     alpha_p, beta_p = alpha / 2**p, beta / 2**p
-    if preset == "sharp":  # (2d)²·r_{p+1}/α_{p+1}, see _perp_sharp
+    if preset in SHARP_PRESETS:  # (2d)²·r_{p+1}/α_{p+1}, see _perp_sharp
         return rows_needed(d, next_phase, phase_alpha(alpha, p), beta_p) / gamma
     return max(4 * d * next_phase.slice_size,
                8 * d * math.log(2 * d / beta_p)) / (gamma * alpha_p)

@@ -59,8 +59,25 @@ of Thm 4.3's noise (and its gap 4σ = 16/ε·√…): reaching 10⁷ at ε = 1, 
 needs c ≈ 2, i.e. a sharper BetweenThresholds privacy theorem; every other
 factor here is a margin of a few σ or a logarithm.
 
-*Lemma (privacy of the sharp schedule).* Suppose every copy is a ChallengeBT
-with parameters (ε_bt, δ_0 = δ_p), svt Stopper with ε_s, ε_bt + ε_s ≤ ε, run on
+7. **The ``"charged"`` preset** (privacy of the copies' inner BetweenThresholds
+   only): the same schedule, but each phase's copies (and the initial copies)
+   take whichever of two analyses of the *same* BetweenThresholds needs less —
+   Thm 4.3 (σ = 4/ε_bt·√(k'·ln(4/δ_0)), gap 4σ) or the charged lemma of
+   :mod:`skdp.mechanisms._charged_calibration` (the least σ it certifies for
+   (ε_bt, δ_0/2, k') with gap 3σ, :data:`GAP_RATIOS`), recorded as
+   ``bt_calibration``. The lemma gives c ≈ 2.15 instead of 4 in phase 1 at ε = 1
+   (σ ≈ c/ε_bt·√(k'·ln(2/δ_0)); c ≈ 2.26 at ε = 4, 2.7 at ε = 16, as k' shrinks),
+   so n drops ≈ 3.9× at ε = 1 (ε = 1, d = 2:
+   6.9·10⁶ rows, t_1 = 1.5·10⁸; ε = 4: 5.1·10⁵), ≈ 2.2× at ε = 16; at ε = 100
+   Thm 4.3 is the sharper one (the lemma needs its Rényi order λ ≥ 1, which
+   caps what it certifies per query) and the preset equals ``"sharp"``.
+   Measured split of the gain at ε = 1, d = 2 (single gap ratio g): n =
+   7.21·10⁶ (g = 2), 6.92·10⁶ (g = 2.5 or 3), 7.09·10⁶ (g = 3.5).
+
+*Lemma (privacy of the sharp schedule; ``"sharp"`` and ``"charged"``).* Suppose
+every copy is a ChallengeBT with parameters (ε_bt, δ_0 = δ_p), svt Stopper with
+ε_s, its inner BetweenThresholds calibrated by Thm 4.3 or, in ``"charged"``, by
+the charged lemma (ChallengeBT ``bt_calibration``), ε_bt + ε_s ≤ ε, run on
 its slice as in Alg. 5, slices cut from an independent uniform partition as
 above, the initial copies at δ_0 = δ*/4 with ε_bt ≤ ε and ε_s ≤ ε − ε_bt,1
 (ε_bt,1: phase 1's copies). Then the initial sample is protected
@@ -72,7 +89,9 @@ re-executed ChallengeBT. (i) Couple the dice of all other records: adding or
 removing the record changes only its own part, and the m extremes of that part
 by at most one replacement; every count query of that copy moves by at most 1,
 the other 2d − 1 copies are identical. By the lemma in ChallengeBT
-(stopper="svt") the copy is (ε_bt, δ_0)-DP for such sensitivity-1 changes —
+(stopper="svt"), which uses only that its inner BetweenThresholds with cutoff k'
+is (ε_bt, δ_0/2)-DP — Thm 4.3 or the charged lemma, whichever the phase
+records — the copy is (ε_bt, δ_0)-DP for such sensitivity-1 changes —
 whatever ε_s, since its Stopper reads only "medium" bits, which are a function
 of its BetweenThresholds transcript and of the query stream — and
 everything else (the other copies, the walk, the labels, the next phase) is
@@ -88,16 +107,28 @@ sum to ≤ δ*/2 over the whole unbounded stream, exactly as for the other prese
 and δ(0) = δ*/4. ∎ The audit ``tests/privacy/test_perp_sharp_audit.py`` runs
 this preset end to end (fit and a stream; passes), and its broken twin — parts
 assigned by row *position* (data-dependent parts) with noiseless
-BetweenThresholds — fails it; the svt Stopper and ChallengeBT lemmas have their
-own audits and twins.
+BetweenThresholds — fails it (both presets); the svt Stopper, ChallengeBT and
+charged lemmas have their own audits and twins
+(``tests/privacy/test_charged_between_thresholds_audit.py`` for the last).
 """
 
 import math
 from dataclasses import replace
 
-__all__ = ["STOPPER_SHARE", "STOPPER_SHARES", "initial_rows", "parts", "phase_alpha",
-           "rows_needed", "sharp_checks", "solve_initial_copies", "solve_sharp_phase",
-           "strip_rows"]
+from ..mechanisms._charged_calibration import charged_epsilon, charged_noise_scale
+
+__all__ = ["GAP_RATIOS", "SHARP_PRESETS", "STOPPER_SHARE", "STOPPER_SHARES", "initial_rows",
+           "parts", "phase_alpha", "rows_needed", "sharp_checks", "solve_initial_copies",
+           "solve_sharp_phase", "strip_rows"]
+
+#: Presets on this module's schedule: ``"sharp"`` (Thm 4.3's BetweenThresholds) and
+#: ``"charged"`` (the same schedule, BetweenThresholds calibrated by the lemma in
+#: :mod:`skdp.mechanisms._charged_calibration`; see 7. above).
+SHARP_PRESETS = ("sharp", "charged")
+#: ``"charged"``: the gaps t_u − t_l = g·σ tried (g trades the gap, which the strip
+#: rows pay once, against the noise σ, which every margin pays). Measured at ε = 1,
+#: d = 2: first-phase rows 7.21·10⁶ (g = 2), 6.92·10⁶ (2.5, 3), 7.09·10⁶ (3.5); one g.
+GAP_RATIOS = (3.0,)
 
 #: Fraction s of ε given to the svt Stopper under explicit overrides (audits, tests).
 STOPPER_SHARE = 0.0625
@@ -152,7 +183,8 @@ def _stopper_tail(q):
     return 4.0 / q.stopper_epsilon * math.log(4.0 * (q.length + 1) / q.beta)
 
 
-def solve_sharp_phase(probe, overrides, k_floor=0, bt_epsilon=None, shares=STOPPER_SHARES):
+def solve_sharp_phase(probe, overrides, k_floor=0, bt_epsilon=None, shares=STOPPER_SHARES,
+                      calibration="stemmer"):
     """Fill in the copy parameters of one phase (``probe`` holds p, α_p, β_p, δ_p, t_p).
 
     ``probe.epsilon_instance`` is the global ε; ``k_floor``: a least k (the initial
@@ -160,20 +192,42 @@ def solve_sharp_phase(probe, overrides, k_floor=0, bt_epsilon=None, shares=STOPP
     ε when it is not (1 − s)·ε (the initial copies run theirs at ε, see
     :func:`solve_initial_copies`). Without overrides every share in
     :data:`STOPPER_SHARES` is solved and the least k kept (the initial copies:
-    the fewest strip rows, which set n); ``shares``: the shares allowed.
+    the fewest strip rows, which set n); ``shares``: the shares allowed;
+    ``calibration``: the copies' BetweenThresholds analysis, ``"stemmer"`` (Thm 4.3,
+    gap 4σ) or ``"charged"``: whichever of Thm 4.3 and the charged lemma (gap g·σ,
+    g ∈ :data:`GAP_RATIOS`) needs less, chosen alike — both analyse the same
+    algorithm; the lemma is the sharper one below ε ≈ 30, Thm 4.3 above (the lemma
+    needs λ ≥ 1, which caps what it certifies per query).
     """
+    ratios = (None, *GAP_RATIOS) if calibration == "charged" else (None,)
     if overrides:
-        return _solve_share(probe, overrides, k_floor, bt_epsilon, STOPPER_SHARE)
-    best = min(shares, key=lambda share: _objective(
-        _solve_share(probe, overrides, k_floor, bt_epsilon, share), bt_epsilon))
-    return _solve_share(probe, overrides, k_floor, bt_epsilon, best)
+        return _solve_share(probe, overrides, k_floor, bt_epsilon, STOPPER_SHARE,
+                            ratios[-1])
+    best = min(((share, ratio) for share in shares for ratio in ratios),
+               key=lambda pair: _objective(
+                   _solve_share(probe, overrides, k_floor, bt_epsilon, *pair), bt_epsilon))
+    return _solve_share(probe, overrides, k_floor, bt_epsilon, *best)
 
 
 def _objective(q, bt_epsilon):
     return strip_rows(q) if bt_epsilon is not None else q.max_hard
 
 
-def _solve_share(probe, overrides, k_floor, bt_epsilon, share):
+def _noise_and_gap(eps_bt, delta0, k_prime, ratio):
+    """(σ, t_u − t_l) of a copy's inner BetweenThresholds (ε_bt, δ_0/2, k').
+
+    ``ratio`` None: Thm 4.3, σ = 4/ε_bt·√(k'·ln(4/δ_0)) and gap 4σ (widened by 10⁻⁹ so
+    that t_u − t_l survives the rounding of t_l + gap; ChallengeBT re-checks it).
+    Else the ``"charged"`` lemma: the least σ it certifies with gap ratio·σ.
+    """
+    if ratio is None:
+        sigma = 4.0 / eps_bt * math.sqrt(k_prime * math.log(4.0 / delta0))
+        return sigma, 4.0 * sigma * (1 + 1e-9)
+    sigma = charged_noise_scale(eps_bt, delta0 / 2.0, k_prime, gap_ratio=ratio)
+    return sigma, ratio * sigma
+
+
+def _solve_share(probe, overrides, k_floor, bt_epsilon, share, ratio=None):
     epsilon = probe.epsilon_instance  # the caller passes the global ε here
     eps_s = share * epsilon
     eps_bt = (1.0 - share) * epsilon if bt_epsilon is None else bt_epsilon
@@ -185,10 +239,7 @@ def _solve_share(probe, overrides, k_floor, bt_epsilon, share):
                    stopper_noise_scale=2.0 / eps_s, slice_noise_bound=0.0)
 
     def numbers(k):
-        sigma = 4.0 / eps_bt * math.sqrt((k + slack) * ell)
-        # 16/ε_bt·√(k'·ln(4/δ_0)) = 4σ (Thm 4.3 for the inner BT), widened by 10⁻⁹ so
-        # that t_u − t_l survives the rounding of t_l + gap (ChallengeBT re-checks it).
-        gap = 16.0 / eps_bt * math.sqrt((k + slack) * ell) * (1 + 1e-9)
+        sigma, gap = _noise_and_gap(eps_bt, delta0, k + slack, ratio)
         margin = sigma * _margin(base.length, k)
         lower = float(overrides["threshold"]) if "threshold" in overrides else margin
         m = overrides.get("slice_size") or math.ceil(lower + gap + margin)
@@ -204,10 +255,11 @@ def _solve_share(probe, overrides, k_floor, bt_epsilon, share):
         k = k_need
     sigma, gap, lower, m, _ = numbers(k)
     return replace(base, slice_size=m, max_hard=k, k_prime=k + slack, threshold=lower,
-                   upper_threshold=lower + gap, min_gap=gap, bt_noise_scale=sigma)
+                   upper_threshold=lower + gap, min_gap=gap, bt_noise_scale=sigma,
+                   bt_calibration="stemmer" if ratio is None else "charged")
 
 
-def solve_initial_copies(first, delta_star, overrides, epsilon):
+def solve_initial_copies(first, delta_star, overrides, epsilon, calibration="stemmer"):
     """The initial sample's copies: phase 1's numbers at the record-level δ(0) = δ*/4.
 
     Initial-sample records are held by these 2d copies only (phase 1's restarted
@@ -226,7 +278,7 @@ def solve_initial_copies(first, delta_star, overrides, epsilon):
     room = (epsilon - first.epsilon_instance) * (1 + 1e-12)
     shares = tuple(s for s in STOPPER_SHARES if s * epsilon <= room)
     return solve_sharp_phase(probe, overrides, k_floor=math.ceil(floor), bt_epsilon=epsilon,
-                             shares=shares)
+                             shares=shares, calibration=calibration)
 
 
 def sharp_checks(q, nxt, d, gamma, with_utility, restart=None, epsilon=None):
@@ -234,6 +286,8 @@ def sharp_checks(q, nxt, d, gamma, with_utility, restart=None, epsilon=None):
 
     ``restart``: for the initial copies, phase 1 (whose parameters a halted one
     restarts with) instead of a next phase. ``epsilon``: the global ε.
+    A phase whose copies use the charged lemma (``q.bt_calibration``) has the
+    lemma's certificate checked instead of t_u − t_l ≥ 4σ.
     """
     if restart is None:
         split = [(q.epsilon_instance + q.stopper_epsilon <= epsilon * (1 + 1e-12),
@@ -248,6 +302,11 @@ def sharp_checks(q, nxt, d, gamma, with_utility, restart=None, epsilon=None):
         (q.max_hard >= 4 * math.log(4 / q.delta_instance), "k_p ≥ 4·ln(4/δ_0)"),
         (q.upper_threshold - q.threshold >= q.min_gap * (1 - 1e-12), "t_u − t_l ≥ 4σ"),
     ]
+    if q.bt_calibration == "charged":
+        checks[-1] = (charged_epsilon(q.bt_noise_scale, q.upper_threshold - q.threshold,
+                                      q.k_prime, q.delta_instance / 2.0)
+                      <= q.epsilon_instance * (1 + 1e-12),
+                      "the charged lemma certifies (σ, t_u − t_l, k') at (ε_bt, δ_0/2)")
     if with_utility:
         margin = q.bt_noise_scale * _margin(q.length, q.max_hard)
         checks += [

@@ -73,7 +73,7 @@ class RectanglesPERPClassifier(_PERPBase):
     gamma : float in (0, 1], default=0.5
         Fraction of queries assumed to come from the distribution; only the phase
         lengths t_p ∝ 1/γ depend on it.
-    preset : {"practical", "paper", "sharp"}, default="practical"
+    preset : {"practical", "paper", "sharp", "charged"}, default="practical"
         ``"paper"``: the constants of Alg. 5 / Lemma B.7 (m_p ≥ 4Δ_p, k_p ≥ 2m_p,
         ε_0 = ε/ln(2/δ_p)); they demand astronomical samples (about 6·10¹² rows at
         ε = 1, δ* = 10⁻⁶, α = 0.1, β = 0.05, γ = 0.5, d = 2), and ``fit`` refuses
@@ -86,12 +86,17 @@ class RectanglesPERPClassifier(_PERPBase):
         and thresholds set by margins instead of union bounds, the initial
         sample's copies at δ(0) = δ*/4, α_1 = 3α/4 (about 2.7·10⁷ rows at ε = 1,
         1.7·10⁶ at ε = 4, 4.1·10³ at ε = 100; its own privacy lemma is in
-        ``skdp.prediction._perp_sharp``). :func:`perp_parameters` documents
-        all three; ``parameters_`` holds the schedule in use.
+        ``skdp.prediction._perp_sharp``). ``"charged"``: the ``"sharp"``
+        schedule whose copies' BetweenThresholds noise is certified, phase by
+        phase, by the sharper of Stemmer's Thm 4.3 and the charged lemma of
+        ``skdp.mechanisms._charged_calibration`` (about 6.9·10⁶ rows at ε = 1,
+        5.1·10⁵ at ε = 4; as ``"sharp"`` at ε = 100). :func:`perp_parameters`
+        documents all four; ``parameters_`` holds the schedule in use.
     slice_size, max_hard : int, optional
         Explicit m (slice size) and k (Stopper threshold) for every phase.
     threshold : float, optional
-        Explicit Δ (t_l = Δ, t_u = 2Δ; ``"sharp"``: t_l = Δ, t_u = Δ + 4σ).
+        Explicit Δ (t_l = Δ, t_u = 2Δ; ``"sharp"``: t_l = Δ, t_u = Δ + 4σ;
+        ``"charged"``: t_u = Δ + 3σ where the charged lemma calibrates the copies).
     first_phase_length : int, optional
         Explicit t_1 (phase p has t_1·3^(p−1) queries). The overrides are for
         audits and fast experiments; utility guarantees then lapse, privacy not:
@@ -207,7 +212,7 @@ class DecisionStumpPERPClassifier(_PERPBase):
     :class:`RectanglesPERPClassifier` machinery) answers the queries' j-th
     coordinates with (ε_in, δ_in, α/2, β/2, γ): the paper's (ε/4, δ*/(1 + e^{ε/4}))
     for ``preset="paper"``, (ε/2, δ*/2) for ``"practical"``, (ε/4, δ*/2) for
-    ``"sharp"`` (see Privacy).
+    ``"sharp"`` and ``"charged"`` (see Privacy).
 
     Parameters
     ----------
@@ -235,8 +240,8 @@ next_phase_sample_size_, n_reexecutions_, mechanism_started_, majority_released_
     replacement, (2·ε/4, (1 + e^{ε/4})·δ_in) with δ_in = δ*/(1 + e^{ε/4}).
     ``"practical"``: a replacement moves every slice by at most one replacement,
     so every count by at most 1, and the composition bound of the 2 copies covers
-    it directly: ε_in = ε/2, δ_in = δ*/2. ``"sharp"``: the two rows of a
-    replacement may fall in both parts of the partition, so both copies pay
+    it directly: ε_in = ε/2, δ_in = δ*/2. ``"sharp"`` (and ``"charged"``): the two
+    rows of a replacement may fall in both parts of the partition, so both copies pay
     (ε_bt ≤ ε_in each): ε_in = ε/4, δ_in = δ*/2, and δ(0) = 2δ_1. Either way ε in
     total and δ(0) ≤ δ*/4.
     The selected axis and direction are never released directly.
@@ -263,7 +268,7 @@ next_phase_sample_size_, n_reexecutions_, mechanism_started_, majority_released_
 
     def _inner_privacy(self, epsilon, delta):
         """(ε, δ*) of the inner 1-D run and the group factor on δ(0) (see Privacy)."""
-        if self.preset == "sharp":
+        if self.preset in ("sharp", "charged"):
             # A replacement may hit both parts of the partition: two copies pay.
             return epsilon / 4.0, delta / 2.0, 2.0
         if self.preset == "practical":

@@ -1,0 +1,95 @@
+"""RectanglesPERP's ``preset="charged"`` (issue 16): the sharp schedule whose copies'
+BetweenThresholds is calibrated, phase by phase, by the sharper of Thm 4.3 and the
+charged lemma (skdp.mechanisms._charged_calibration)."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from skdp.exceptions import PrivacyWarning
+from skdp.mechanisms._charged_calibration import charged_epsilon
+from skdp.mechanisms.between_thresholds import ChallengeBT
+from skdp.prediction import RectanglesPERPClassifier, perp_parameters
+
+ARGS = (1e-6, 0.1, 0.05)
+
+
+def _n(eps, d, preset):
+    return perp_parameters(eps, *ARGS, 0.5, d, preset=preset).initial_sample_size
+
+
+def test_first_phase_rows_at_eps_one_d_two_fit_in_ten_million():
+    # Issue 16's done-means: ≤ 10⁷ (sharp 2.72·10⁷, practical 7.5·10⁹); measured 6.93·10⁶.
+    params = perp_parameters(1.0, *ARGS, 0.5, 2, preset="charged")
+    assert params.violations() == []
+    assert params.initial_sample_size <= 10**7
+    assert _n(1.0, 2, "sharp") / params.initial_sample_size > 3.5  # measured 3.92
+
+
+@pytest.mark.parametrize(("eps", "d"), [(4.0, 1), (100.0, 2)])
+def test_valid_and_never_above_sharp(eps, d):
+    params = perp_parameters(eps, *ARGS, 0.5, d, preset="charged", n_phases=3)
+    assert params.violations() == []
+    assert params.initial_sample_size <= _n(eps, d, "sharp")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("eps", [1.0, 4.0, 16.0, 100.0])
+@pytest.mark.parametrize("d", [1, 2, 5])
+def test_every_cell_valid_and_never_above_sharp(eps, d):
+    params = perp_parameters(eps, *ARGS, 0.5, d, preset="charged", n_phases=4)
+    assert params.violations() == []
+    assert params.initial_sample_size <= _n(eps, d, "sharp")
+
+
+def test_each_phase_records_a_calibration_challenge_bt_accepts():
+    eps = 4.0
+    params = perp_parameters(eps, *ARGS, 0.5, 2, preset="charged", n_phases=3)
+    for q in (params.initial_copies, *params.phases):
+        assert q.bt_calibration == "charged"  # the sharper one at ε = 4
+        gap = q.upper_threshold - q.threshold
+        assert math.isclose(gap, 3.0 * q.bt_noise_scale)
+        assert charged_epsilon(q.bt_noise_scale, gap, q.k_prime, q.delta_instance / 2) <= (
+            q.epsilon_instance)
+        cbt = ChallengeBT(q.threshold, q.upper_threshold, q.epsilon_instance, q.delta_instance,
+                          q.max_hard, q.length + 1, stopper="svt",
+                          stopper_epsilon=q.stopper_epsilon, bt_calibration="charged",
+                          bt_noise_scale=q.bt_noise_scale, random_state=0)
+        assert cbt.k_prime == q.k_prime
+        assert cbt._bt._query_noise_scale == q.bt_noise_scale
+
+
+def test_thm_4_3_where_it_is_sharper():
+    # At ε = 100 the lemma's λ ≥ 1 caps it: every phase keeps Thm 4.3 and n equals sharp's.
+    params = perp_parameters(100.0, *ARGS, 0.5, 2, preset="charged", n_phases=2)
+    assert {q.bt_calibration for q in (params.initial_copies, *params.phases)} == {"stemmer"}
+    assert params.initial_sample_size == _n(100.0, 2, "sharp")
+
+
+def test_run_builds_charged_copies_and_answers():
+    rng = np.random.default_rng(0)
+    X = rng.random((3000, 1))
+    clf = RectanglesPERPClassifier(epsilon=50.0, delta=0.05, gamma=1.0, preset="charged",
+                                   slice_size=50, max_hard=400, threshold=30.0,
+                                   first_phase_length=100, classes=[0, 1], random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)  # below the (utility) row guard
+        clf.fit(X, np.ones(3000, dtype=int))
+    assert set(clf.predict(rng.random((10, 1)))) <= {0, 1}
+    copies = clf._state.mechanism.copies
+    assert all(c.mechanism.bt_calibration == "charged" for c in copies)
+
+
+def test_charged_rectangles_answer_accurately():
+    rng = np.random.default_rng(1)
+    params = perp_parameters(16.0, *ARGS, 1.0, 2, preset="charged")
+    X = rng.random((params.initial_sample_size, 2))
+    inside = np.all((X > 0.2) & (X < 0.8), axis=1).astype(int)
+    clf = RectanglesPERPClassifier(epsilon=16.0, gamma=1.0, preset="charged", classes=[0, 1],
+                                   random_state=0).fit(X, inside)
+    Xq = rng.random((20_000, 2))
+    truth = np.all((Xq > 0.2) & (Xq < 0.8), axis=1)
+    assert np.mean(clf.predict(Xq) != truth) <= 0.1
+    assert clf.privacy_spent_.epsilon == 16.0
