@@ -11,16 +11,16 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._streams import keyed_generator
 from ..accounting import PrivacyBudget
-from ..mechanisms import HistSparse, StableHistogram
+from ..mechanisms import HistSparse
 from ._base import PrivateOnlineDomainClassifier
 from ._budget_split import ACCOUNTING
 from ._competitor_sparse import CompetitorHistSparse
+from ._dp_soa_adaptive import PerRoundRelease
 from ._dp_soa_anchored import AnchoredLearner
 from ._dp_soa_forest import (
     BOTTOM,
     ROLE_HIST_SPARSE,
     ROLE_PI,
-    ROLE_RELEASE,
     Forest,
     event_key,
 )
@@ -31,11 +31,9 @@ __all__ = ["DPSOAClassifier", "DPSOAParameters"]
 
 # Rounds per block of the random leaf assignment π (one generator per block).
 _PI_PAGE = 4096
-# Rounds per batch of per-round histogram noise in the adaptive variant.
-_RELEASE_BATCH = 64
 
 
-class DPSOAClassifier(PrivateOnlineDomainClassifier):
+class DPSOAClassifier(PerRoundRelease, PrivateOnlineDomainClassifier):
     """Differentially private online learner for Littlestone classes (DP-SOA).
 
     Golowich & Livni's Alg. 1. A forest of ``n_trees`` (k₂) full binary trees with
@@ -335,12 +333,7 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
         self._pending = None
         self._page_id, self._page = -1, None
         if params.adaptive:
-            self._run_id, self._run_start, self._batch = 0, 0, (-1, None)
-            hist = StableHistogram(params.release_epsilon, params.release_delta,
-                                   eta=params.eta, random_state=0)
-            # a count below τ − A is never released (|noise| ≤ A): such items need no noise
-            self._least_releasable = (hist.max_error(params.n_trees) + 1
-                                      - 2 * hist.noise_bound)
+            self._init_per_round(params)
         else:
             self._hist_sparse = self._make_hist_sparse(params)
 
@@ -444,42 +437,3 @@ class DPSOAClassifier(PrivateOnlineDomainClassifier):
             self._stop_updating(f"made its maximum of c = {hs.max_switches} hypothesis "
                                 "switches (HistSparse abort)")
         return answered - 1
-
-    def _release_per_round(self, t0, n):
-        """Adaptive variant: round t's hypothesis is the mode of a fresh stable histogram.
-
-        Rounds of one run of an unchanged list draw their noise in fixed batches from a
-        generator keyed by (run, batch), so the draws do not depend on block boundaries.
-        """
-        if n == 0:
-            return -1
-        counts = self._forest.list_counts
-        items = np.flatnonzero(counts >= self._least_releasable)
-        items = items[items != BOTTOM]
-        if items.size == 0:
-            return -1
-        data = self._forest.out_hid
-        offsets = np.arange(t0, t0 + n) - self._run_start
-        chosen = np.empty(n, dtype=np.int64)
-        for b in np.unique(offsets // _RELEASE_BATCH).tolist():
-            sel = offsets // _RELEASE_BATCH == b
-            chosen[sel] = self._batch_modes(data, items, b)[offsets[sel] % _RELEASE_BATCH]
-        moved = np.flatnonzero((chosen >= 0) & (chosen != self._released_hid))
-        if moved.size == 0:
-            return -1
-        self._switch(int(chosen[moved[0]]), t0 + int(moved[0]))
-        return int(moved[0])
-
-    def _batch_modes(self, data, items, batch):
-        if self._batch[0] != (self._run_id, batch):
-            p = self.parameters_
-            gen = keyed_generator(self._entropy,
-                                  event_key(ROLE_RELEASE, (self._run_id << 24) | batch))
-            hist = StableHistogram(p.release_epsilon, p.release_delta, eta=p.eta,
-                                   random_state=gen)
-            counts = hist.simulate(data, _RELEASE_BATCH, items.tolist())
-            # ties among the largest noisy counts are broken uniformly at random
-            best = np.argmax(counts + gen.random(counts.shape), axis=1)
-            modes = np.where(counts[np.arange(_RELEASE_BATCH), best] > 0, items[best], -1)
-            self._batch = ((self._run_id, batch), modes)
-        return self._batch[1]
