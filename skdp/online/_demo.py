@@ -55,8 +55,8 @@ def demo_row(rng, budget):
 def dpsoa_demo_row(rng, budget):
     """DP-SOA vs the SOA on a point function over 4 points, an oblivious stream.
 
-    Default parameters: DP-SOA predicts with A(∅) until two thirds of its trees agree on
-    a competitor (its forced phase, ≈ 1.3–1.6·10³ rounds here), then switches once and
+    Default parameters: DP-SOA predicts with A(∅) until enough of its trees agree on
+    another hypothesis (its forced phase, ≈ 170–230 rounds here), then switches once and
     errs no more. ε = 4 (δ = 1e-6) spent from ``budget``, 10 000 rounds; under a second.
     """
     n_domain, n_rounds, eps, delta = 4, 10_000, 4.0, 1e-6
@@ -77,8 +77,8 @@ def dpsoa_demo_row(rng, budget):
         "private result": f"{private._n_mistakes} wrong answers in {n_rounds} rounds, "
                           f"{int(np.count_nonzero(wrong[half:]))} in the last {n_rounds - half}",
         "non-private": f"{soa.n_mistakes_} wrong (the SOA, which cannot be private)",
-        "note": "it learns on tiny domains only: on hundreds of values or more it keeps "
-                "its first guess (see the docs' 'which learner' page)",
+        "note": "on uniform streams it learns small domains only (hundreds of values "
+                "need ~10⁵ rounds, thousands more; see the docs' 'which learner' page)",
         "details": f"DP-SOA, point functions N={n_domain} (Ldim 1), oblivious uniform stream, "
                    f"{switches}",
     }
