@@ -28,8 +28,15 @@ Utility is the error on the D-queries only (Definition 3.1). δ* = 1e-6, α = 0.
 * the other adversaries (far, boundary, repeat) at γ = 0.5, T = 10⁵.
 * decision stumps (d = 5, 20; ε = 2000) with ``DecisionStumpPERPClassifier``,
   against sklearn's depth-1 tree.
+* ``preset="charged"`` (issue 16: the sharp schedule with the copies'
+  BetweenThresholds calibrated by the sharper of Thm 4.3 and the charged lemma):
+  ε = 1, d = 2 (≈ 6.9·10⁶ rows) and d = 1, ε = 4 and 16 (d = 2), ε = 100 (equal
+  to sharp there), γ = 0.5 (and 1 at ε = 4), T up to 10⁶, no S&A.
+  ``--charged`` runs only these, sharp at ε ∈ {1, 4}, d = 2 side by side, and the
+  sample-size table, into ``perp_charged.*`` (a few minutes; the full run is not
+  needed to compare the presets).
 * the labelled sample the first phase needs (``perp_parameters``): the paper's
-  constants vs the practical preset vs the sharp preset, ε ∈ {1, 4, 16, 100} ×
+  constants vs the practical, sharp and charged presets, ε ∈ {1, 4, 16, 100} ×
   d ∈ {1, 2, 5} (γ = 0.5), plus the older ε ∈ {10, 1000}, d = 10 cases.
 * throughput: queries per second inside ``predict`` (stream generation
   excluded), on blocks of 10⁵; target ≥ 10⁵ for d = 2.
@@ -63,6 +70,11 @@ EPSILONS = (100.0, 1000.0)
 EPS_STUMP = 2000.0
 GAMMAS = (1.0, 0.5, 0.1)
 T_GRID = (1_000, 10_000, 100_000, 1_000_000)
+#: (ε, d, γ) of the charged preset's runs; SHARP_SIDE: sharp on the same streams.
+CHARGED_RUNS = ((1.0, 2, 0.5), (1.0, 1, 0.5), (4.0, 2, 0.5), (4.0, 2, 1.0), (16.0, 2, 0.5),
+                (100.0, 2, 0.5))
+SHARP_SIDE = ((1.0, 2, 0.5), (4.0, 2, 0.5))
+PRESETS = ("paper", "practical", "sharp", "charged")
 OTHER_ADVERSARIES = ("far", "boundary", "repeat")
 
 
@@ -183,21 +195,48 @@ def throughput(d, eps, gamma, seed, n_queries):
     return n_queries / timed.seconds, clf.phase_
 
 
+COLUMNS = {
+    "estimator": "estimator", "preset": "preset", "d": "d", "epsilon": "ε", "gamma": "γ",
+    "adversary": "adversary", "T": "T", "n": "labelled n", "t1": "t₁", "phase": "phase",
+    "restarts": "restarts", "eps_spent": "ε spent", "delta_spent": "δ spent",
+    "err_D": "err on D", "err_D_recent": "err on D (last 90 %)",
+    "erm_err_D": "non-private err", "sa_err_D": "S&A err", "qps": "queries/s",
+}
+COMMON_NOTES = (
+    f"δ* = {DELTA:g}, α = {ALPHA}, β = {BETA}; labelled n = the first phase's need "
+    "(the row's preset, no overrides); t₁ = phase-1 length (phase p: t₁·3^(p−1) "
+    "queries); queries in blocks of 1000 growing to 5 % of the stream so far (≤ 50 000), "
+    "the adversary sees the answers to the previous block; γ = 1: no adversary.",
+    "err on D: error rate on the D-queries among the first T (Definition 3.1 asks ≤ α "
+    "at all times w.p. 1 − β); 'last 90 %' drops the first tenth of the stream. "
+    "restarts: ChallengeBT copies re-executed after their Stopper halted.",
+    "ε spent / δ spent: the ledger budget_.spent — ε per record (not summed), δ = "
+    "δ(0) + Σ over answered queries of δ(i), ≤ δ* however long the stream.",
+)
+
+
 def sample_sizes(cases):
     rows = []
     for eps, d, gamma in cases:
-        paper, practical, sharp = (perp_parameters(eps, DELTA, ALPHA, BETA, gamma, d, preset=p)
-                                   for p in ("paper", "practical", "sharp"))
+        got = {p: perp_parameters(eps, DELTA, ALPHA, BETA, gamma, d, preset=p) for p in PRESETS}
+        n = {p: got[p].initial_sample_size for p in PRESETS}
         rows.append({
             "epsilon": int(eps), "d": d, "gamma": gamma,
-            "n_paper": paper.initial_sample_size, "n_practical": practical.initial_sample_size,
-            "n_sharp": sharp.initial_sample_size,
-            "ratio": paper.initial_sample_size / practical.initial_sample_size,
-            "ratio_sharp": practical.initial_sample_size / sharp.initial_sample_size,
-            "t1_paper": paper.first_phase_length, "t1_practical": practical.first_phase_length,
-            "t1_sharp": sharp.first_phase_length,
+            **{f"n_{p}": n[p] for p in PRESETS},
+            "ratio": n["paper"] / n["practical"], "ratio_sharp": n["practical"] / n["sharp"],
+            "ratio_charged": n["sharp"] / n["charged"],
+            **{f"t1_{p}": got[p].first_phase_length for p in PRESETS},
         })
     return rows
+
+
+SIZE_COLUMNS = {
+    "epsilon": "ε", "d": "d", "gamma": "γ", "n_paper": "n (paper)",
+    "n_practical": "n (practical)", "n_sharp": "n (sharp)", "n_charged": "n (charged)",
+    "ratio": "paper / practical", "ratio_sharp": "practical / sharp",
+    "ratio_charged": "sharp / charged", "t1_paper": "t₁ (paper)",
+    "t1_practical": "t₁ (practical)", "t1_sharp": "t₁ (sharp)", "t1_charged": "t₁ (charged)",
+}
 
 
 def _plot(path, rows, curves, sizes):
@@ -248,22 +287,70 @@ def _plot(path, rows, curves, sizes):
     palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for eps_s, color in zip(sorted({r["epsilon"] for r in sizes}), palette, strict=False):
         sel = [r for r in sizes if r["epsilon"] == eps_s and r["gamma"] == 0.5]
-        for preset, marker in (("paper", "o-"), ("practical", "s--"), ("sharp", "^:")):
+        for preset, marker in (("paper", "o-"), ("practical", "s--"), ("sharp", "^:"),
+                               ("charged", "v-.")):
             ax3.plot([r["d"] for r in sel], [r[f"n_{preset}"] for r in sel], marker,
                      color=color, label=f"{preset}, ε={eps_s:g}")
     ax3.set_yscale("log")
     ax3.set_xscale("log")
     ax3.set_xlabel("dimension d")
     ax3.set_ylabel("labelled rows for phase 1")
-    ax3.set_title("first-phase sample, γ=0.5: paper / practical / sharp", fontsize=10)
-    ax3.legend(fontsize=6, ncol=2)
+    ax3.set_title("first-phase sample, γ=0.5: paper / practical / sharp / charged",
+                  fontsize=10)
+    ax3.axhline(1e7, color="k", lw=0.8, ls="--")
+    ax3.legend(fontsize=5, ncol=2)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def _plot_charged(path, rows, sizes):
+    """Error on D vs T for the charged (and side-by-side sharp) runs; n vs d per preset."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8), layout="constrained")
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    runs = sorted({(r["preset"], r["epsilon"], r["d"], r["gamma"]) for r in rows})
+    for (preset, eps, d, gamma), color in zip(runs, palette * 3, strict=False):
+        sel = [r for r in rows if (r["preset"], r["epsilon"], r["d"], r["gamma"])
+               == (preset, eps, d, gamma)]
+        ax1.plot([r["T"] for r in sel], [r["err_D"] for r in sel],
+                 "v-" if preset == "charged" else "^:", color=color,
+                 label=f"{preset} ε={eps:g} d={d} γ={gamma} (n={sel[0]['n']:.3g})")
+    ax1.axhline(ALPHA, color="k", lw=0.8, ls="--", label="α")
+    ax1.set_xscale("log")
+    ax1.set_xlabel("queries T")
+    ax1.set_ylabel("error on the D-queries (first T)")
+    ax1.set_title("rectangles: error on D vs T (challenge adversary if γ < 1)", fontsize=10)
+    ax1.legend(fontsize=6)
+    for eps_s, color in zip(sorted({r["epsilon"] for r in sizes}), palette, strict=False):
+        sel = [r for r in sizes if r["epsilon"] == eps_s and r["gamma"] == 0.5
+               and r["d"] in (1, 2, 5)]
+        for preset, marker in (("paper", "o-"), ("practical", "s--"), ("sharp", "^:"),
+                               ("charged", "v-.")):
+            ax2.plot([r["d"] for r in sel], [r[f"n_{preset}"] for r in sel], marker,
+                     color=color, label=f"{preset}, ε={eps_s:g}")
+    ax2.axhline(1e7, color="k", lw=0.8, ls="--")
+    ax2.set_yscale("log")
+    ax2.set_xscale("log")
+    ax2.set_xlabel("dimension d")
+    ax2.set_ylabel("labelled rows for phase 1")
+    ax2.set_title("first-phase sample, γ=0.5 (dashed: 10⁷)", fontsize=10)
+    ax2.legend(fontsize=5, ncol=2)
     fig.savefig(path, dpi=90)
     plt.close(fig)
 
 
 def main(argv=None):
     parser = make_parser(__doc__.splitlines()[0])
+    parser.add_argument("--charged", action="store_true",
+                        help="only the charged preset's runs, sharp side by side and the "
+                             "sample-size table (perp_charged.*)")
     args = parser.parse_args(argv)
+    if args.charged:
+        return main_charged(args)
     quick, seed = args.quick, args.seed
     t_grid = T_GRID[:2] if quick else T_GRID
     t_single = (10_000,) if quick else (100_000,)
@@ -306,6 +393,11 @@ def main(argv=None):
                 RectanglesPERPClassifier, e, g, "challenge", d, t_grid, seed, preset="sharp",
                 baseline_sa=sa))
         rows += got
+    for eps, d, gamma in (CHARGED_RUNS if not quick else CHARGED_RUNS[2:3]):
+        rows += section(f"charged ε={eps:g} d={d} γ={gamma}",
+                        lambda e=eps, d=d, g=gamma: run_stream(
+                            RectanglesPERPClassifier, e, g, "challenge", d, t_grid, seed,
+                            preset="charged", baseline_sa=False))[0]
     # Same n: sharp on the practical preset's sample (is sharp better at equal rows?).
     for gamma in (1.0, 0.5):
         rows += section(
@@ -323,55 +415,67 @@ def main(argv=None):
         size_cases = [c for c in size_cases if c[0] in (4.0, 1000.0)]
     sizes = section("sample sizes", lambda: sample_sizes(size_cases))
 
-    columns = {
-        "estimator": "estimator", "preset": "preset", "d": "d", "epsilon": "ε", "gamma": "γ",
-        "adversary": "adversary", "T": "T", "n": "labelled n", "t1": "t₁", "phase": "phase",
-        "restarts": "restarts", "eps_spent": "ε spent", "delta_spent": "δ spent",
-        "err_D": "err on D", "err_D_recent": "err on D (last 90 %)",
-        "erm_err_D": "non-private err", "sa_err_D": "S&A err", "qps": "queries/s",
-    }
-    size_columns = {
-        "epsilon": "ε", "d": "d", "gamma": "γ", "n_paper": "n (paper)",
-        "n_practical": "n (practical)", "n_sharp": "n (sharp)", "ratio": "paper / practical",
-        "ratio_sharp": "practical / sharp", "t1_paper": "t₁ (paper)",
-        "t1_practical": "t₁ (practical)", "t1_sharp": "t₁ (sharp)",
-    }
     notes = [
-        f"δ* = {DELTA:g}, α = {ALPHA}, β = {BETA}; labelled n = the first phase's need "
-        "(the row's preset, no overrides); t₁ = phase-1 length (phase p: t₁·3^(p−1) "
-        "queries); queries in blocks of 1000 growing to 5 % of the stream so far (≤ 50 000), "
-        "the adversary sees the answers to the previous block; γ = 1: no adversary.",
-        "err on D: error rate on the D-queries among the first T (Definition 3.1 asks ≤ α "
-        "at all times w.p. 1 − β); 'last 90 %' drops the first tenth of the stream. "
-        "restarts: ChallengeBT copies re-executed after their Stopper halted.",
+        *COMMON_NOTES,
         "non-private: the tightest box around the labelled positives (stumps: sklearn's "
         "depth-1 tree), answering the same queries. S&A: SubsampleAggregatePredictor"
         "(Rectangles) at the same (ε, δ*) on the same sample, planned for exactly T "
         "queries, answering the same first T queries (adversarial ones included).",
-        "ε spent / δ spent: the ledger budget_.spent — ε per record (not summed), δ = "
-        "δ(0) + Σ over answered queries of δ(i), ≤ δ* however long the stream.",
         "queries/s in the table: inside predict over the whole stream. On blocks of 10⁵: "
         + "; ".join(f"d={d}, ε={e:g}, γ={g}: {format_rate(r)} q/s (phase {p})"
                     for (d, e, g), (r, p) in qps.items()) + ".",
         "timings (s): " + "; ".join(f"{k}: {v:.0f}" for k, v in timings.items()),
     ]
     out = output_dir(args)
-    write_report("perp", rows, columns, out_dir=out,
+    write_report("perp", rows, COLUMNS, out_dir=out,
                  title="PERP: private truly-everlasting robust prediction (Stemmer)",
                  notes=notes, plot=lambda path: _plot(path, rows, curves, sizes))
+    _write_sizes(out, "perp", sizes)
+
+
+def _write_sizes(out, name, sizes):
+    """Append the sample-size table to ``<name>.md``; write ``<name>_sample_sizes.csv``."""
     text = ("\n## Labelled sample the first phase needs (perp_parameters)\n\n"
             f"δ* = {DELTA:g}, α = {ALPHA}, β = {BETA}; rows needed before the first "
             "data-dependent answer, and the first phase's length.\n\n"
             + markdown_table([{k: f"{v:.3g}" if isinstance(v, int) and v >= 10**5 else v
-                               for k, v in r.items()} for r in sizes], size_columns) + "\n")
+                               for k, v in r.items()} for r in sizes], SIZE_COLUMNS) + "\n")
     print(text)
-    with (out / "perp.md").open("a", encoding="utf-8") as handle:
+    with (out / f"{name}.md").open("a", encoding="utf-8") as handle:
         handle.write(text)
-    with (out / "perp_sample_sizes.csv").open("w", encoding="utf-8") as handle:
-        handle.write(",".join(size_columns) + "\n")
+    with (out / f"{name}_sample_sizes.csv").open("w", encoding="utf-8") as handle:
+        handle.write(",".join(SIZE_COLUMNS) + "\n")
         for r in sizes:
             handle.write(",".join(f"{r[k]:.6g}" if isinstance(r[k], float) else str(r[k])
-                                  for k in size_columns) + "\n")
+                                  for k in SIZE_COLUMNS) + "\n")
+
+
+def main_charged(args):
+    """``--charged``: the charged preset's runs, sharp side by side, the size table."""
+    t_grid = T_GRID[:2] if args.quick else T_GRID
+    runs = [("charged", *r) for r in CHARGED_RUNS] + [("sharp", *r) for r in SHARP_SIDE]
+    if args.quick:
+        runs = [("charged", 16.0, 2, 0.5), ("sharp", 16.0, 2, 0.5)]
+    rows, timings = [], {}
+    for preset, eps, d, gamma in runs:
+        label, start = f"{preset} ε={eps:g} d={d} γ={gamma}", time.perf_counter()
+        rows += run_stream(RectanglesPERPClassifier, eps, gamma, "challenge", d, t_grid,
+                           args.seed, preset=preset, baseline_sa=False)[0]
+        timings[label] = time.perf_counter() - start
+        print(f"{label}: {timings[label]:.1f} s", file=sys.stderr)
+    start = time.perf_counter()
+    cases = [(e, d, 0.5) for e in (1.0, 4.0, 16.0, 100.0) for d in (1, 2, 5)]
+    sizes = sample_sizes(cases[:3] if args.quick else cases)
+    timings["sample sizes"] = time.perf_counter() - start
+    notes = [*COMMON_NOTES,
+             "sharp / charged rows: the same streams (seeded by the run's name) at each "
+             "preset's own first-phase need; no S&A (it does not finish at these n).",
+             "timings (s): " + "; ".join(f"{k}: {v:.0f}" for k, v in timings.items())]
+    out = output_dir(args)
+    write_report("perp_charged", rows, COLUMNS, out_dir=out,
+                 title="PERP preset='charged' (issue 16) next to 'sharp'", notes=notes,
+                 plot=lambda path: _plot_charged(path, rows, sizes))
+    _write_sizes(out, "perp_charged", sizes)
 
 
 if __name__ == "__main__":
