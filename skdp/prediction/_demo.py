@@ -50,22 +50,24 @@ def demo_row(rng, budget):
 def perp_demo_row(rng, budget):
     """Stemmer's PERP for an interval: 20 000 queries, half from an adaptive adversary.
 
-    At an ε the shared budget can afford (ε = 4), ``preset="sharp"`` (issue 16:
-    slices from a random partition, the svt Stopper, margin thresholds) needs
-    ≈ 4.7·10⁵ labelled rows for its own schedule — no overrides, so its utility
-    guarantee holds too (the practical preset would need ≈ 3·10⁷).
+    At an ε the shared budget can afford (ε = 4), ``preset="charged"`` (issue 16:
+    the ``"sharp"`` schedule — slices from a random partition, the svt Stopper,
+    margin thresholds — with the copies' BetweenThresholds calibrated by the
+    charged lemma) needs ≈ 1.0·10⁵ labelled rows for its own schedule — no
+    overrides, so its utility guarantee holds too (``"sharp"`` ≈ 3.4·10⁵, the
+    practical preset ≈ 3·10⁷).
     Spends (ε = 4, δ ≈ 2.5e-7: δ(0) = δ*/4) from ``budget``; runs in about a second.
     """
     from ..datasets import RobustPEPStream, play_robust_pep
     from . import RectanglesPERPClassifier, perp_parameters
 
     eps, delta, alpha, beta, gamma, t1 = 4.0, 1e-6, 0.1, 0.05, 0.5, 20_000
-    n = perp_parameters(eps, delta, alpha, beta, gamma, 1, preset="sharp").initial_sample_size
+    n = perp_parameters(eps, delta, alpha, beta, gamma, 1, preset="charged").initial_sample_size
     stream = RobustPEPStream(1, gamma=gamma, adversary="challenge", random_state=rng)
     X, y = stream.sample(n)
     clf = RectanglesPERPClassifier(epsilon=eps, delta=delta, alpha=alpha, beta=beta,
                                    gamma=gamma, classes=[0, 1], budget=budget,
-                                   preset="sharp", random_state=rng).fit(X, y)
+                                   preset="charged", random_state=rng).fit(X, y)
     result = play_robust_pep(clf, stream, t1, block_size=2_000)
     D, truth = result["from_D"], result["truth"]
     # Non-private: the smallest interval around the labelled positives.
@@ -85,8 +87,8 @@ def perp_demo_row(rng, budget):
         "privacy": f"ε={eps:g}, δ={spent.delta:.2g} of δ*={delta:g}",
         "private result": private,
         "non-private": non_private,
-        "note": "it needs many labelled rows: about 3.4·10⁵ at ε = 4 and 5.3·10⁶ at ε = 1 "
+        "note": "it needs many labelled rows: about 1.0·10⁵ at ε = 4 and 1.3·10⁶ at ε = 1 "
                 "for an interval (benchmarks/perp.py)",
-        "details": f"Stemmer's truly everlasting robust prediction (PERP), preset='sharp', "
+        "details": f"Stemmer's truly everlasting robust prediction (PERP), preset='charged', "
                    f"{clf.n_reexecutions_} restarts, error on D {result['error_D']:.3f}",
     }
