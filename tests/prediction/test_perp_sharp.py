@@ -114,17 +114,18 @@ def test_slices_come_from_disjoint_parts():
     assert np.isin(left.values, X[:, 0]).all() and np.isin(right.values, X[:, 0]).all()
 
 
-def test_sharp_rectangles_answer_accurately():
+@pytest.mark.parametrize(("preset", "eps"), [("sharp", 100.0), ("charged", 16.0)])
+def test_sharp_rectangles_answer_accurately(preset, eps):
     rng = np.random.default_rng(1)
-    params = perp_parameters(100.0, *ARGS, 1.0, 2, preset="sharp")
+    params = perp_parameters(eps, *ARGS, 1.0, 2, preset=preset)
     X = rng.random((params.initial_sample_size, 2))
     inside = np.all((X > 0.2) & (X < 0.8), axis=1).astype(int)
-    clf = RectanglesPERPClassifier(epsilon=100.0, gamma=1.0, preset="sharp", classes=[0, 1],
+    clf = RectanglesPERPClassifier(epsilon=eps, gamma=1.0, preset=preset, classes=[0, 1],
                                    random_state=0).fit(X, inside)
     Xq = rng.random((20_000, 2))
     truth = np.all((Xq > 0.2) & (Xq < 0.8), axis=1)
     assert np.mean(clf.predict(Xq) != truth) <= 0.1
-    assert clf.privacy_spent_.epsilon == 100.0
+    assert clf.privacy_spent_.epsilon == eps
 
 
 def test_sharp_stumps_use_a_quarter_of_epsilon_inside():
