@@ -196,7 +196,7 @@ def solve_sharp_phase(probe, overrides, k_floor=0, bt_epsilon=None, shares=STOPP
     ``calibration``: the copies' BetweenThresholds analysis, ``"stemmer"`` (Thm 4.3,
     gap 4σ) or ``"charged"``: whichever of Thm 4.3 and the charged lemma (gap g·σ,
     g ∈ :data:`GAP_RATIOS`) needs less, chosen alike — both analyse the same
-    algorithm; the lemma is the sharper one below ε ≈ 30, Thm 4.3 above (the lemma
+    algorithm; the lemma is the sharper one below ε ≈ 50, Thm 4.3 from ε ≈ 60 (the lemma
     needs λ ≥ 1, which caps what it certifies per query).
     """
     ratios = (None, *GAP_RATIOS) if calibration == "charged" else (None,)
