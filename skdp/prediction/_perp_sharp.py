@@ -72,7 +72,16 @@ factor here is a margin of a few σ or a logarithm.
    Thm 4.3 is the sharper one (the lemma needs its Rényi order λ ≥ 1, which
    caps what it certifies per query) and the preset equals ``"sharp"``.
    Measured split of the gain at ε = 1, d = 2 (single gap ratio g): n =
-   7.21·10⁶ (g = 2), 6.92·10⁶ (g = 2.5 or 3), 7.09·10⁶ (g = 3.5).
+   7.21·10⁶ (g = 2), 6.92·10⁶ (g = 2.5 or 3), 7.09·10⁶ (g = 3.5). What is left
+   (ε = 1, d = 2, n = 16·r_0/α_1 = 6.93·10⁶): r_0 = 12.9σ_0 = the gap 3σ_0 + the
+   margin ln(4t_1/k) = 8.9σ_0 + σ_0, σ_0 = 2516 (k' = 85 765 ≥ m_1 + tail, phase
+   1's σ_1 = 3876 at δ_1 = 1.6·10⁻¹⁵). Changing one factor at a time: margin
+   ln(t/k) 0.79× (ln(16t/k) 1.23×) — a utility argument, not made here; α_1 =
+   0.85α 0.96× (t_1 ×1.8), 0.5α 1.32×; the Stopper share or β = 0.1 ≤ 0.1 %;
+   doubling every δ (δ* = 2·10⁻⁶) 0.97×, δ(0) = δ*/2 0.98× — so no δ schedule can
+   buy more than a few per cent (a δ(i) decreasing within phase 1 does not help:
+   a restart late in the phase may hold any of its queries, so its copy needs
+   the smallest δ(i) of the phase anyway).
 
 *Lemma (privacy of the sharp schedule; ``"sharp"`` and ``"charged"``).* Suppose
 every copy is a ChallengeBT with parameters (ε_bt, δ_0 = δ_p), svt Stopper with
