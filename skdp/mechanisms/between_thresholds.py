@@ -259,7 +259,8 @@ class BetweenThresholds(BufferedQueryNoise):
         if self.calibration == "bsu":
             return "12Δ/ε·(ln(10/ε) + ln(1/δ) + 1), Yan Lemma 1 / Bun et al. 2017"
         if self.calibration == "charged":
-            return "√(k/2)·Δ/(√(ln(1/δ) + ε) − √ln(1/δ)), the charged lemma's limit"
+            return ("the gap where the charged lemma's bound, as b → ∞, reaches ε; "
+                    "≈ Δ·√(2k·ln(1/δ))/ε")
         return "16Δ/ε·√(k·ln(2/δ)), Stemmer 2024 Thm 4.3"
 
     @property
@@ -465,8 +466,8 @@ class ChallengeBT:
     ``bt_noise_scale`` (default the least certified for the gap), refused unless
     the lemma in :mod:`skdp.mechanisms._charged_calibration` certifies it for
     (ε, δ/2, k', t_u − t_l) — instead of Thm 4.3's. The lemma above uses only that
-    BT_{k'} is (ε, δ/2)-DP, so it holds unchanged. Audit and broken twin (half the
-    noise): ``tests/privacy/test_charged_between_thresholds_audit.py``.
+    BT_{k'} is (ε, δ/2)-DP, so it holds unchanged. Audit and broken twin (a third
+    of the noise): ``tests/privacy/test_charged_between_thresholds_audit.py``.
 
     Parameters
     ----------
@@ -555,7 +556,7 @@ class ChallengeBT:
                 self._charged_b = _certified_scale(bt_noise_scale, eps, delta / 2.0,
                                                    self.k_prime, gap, self.sensitivity)
         if not (gap > need if bt_calibration == "charged" else gap >= need):
-            rule = ("√(k'/2)·Δ/(√(ln(2/δ) + ε) − √ln(2/δ)) [the charged lemma's limit"
+            rule = ("(≈ Δ·√(2k'·ln(2/δ))/ε [where the charged lemma's bound, as b → ∞, reaches ε"
                     if bt_calibration == "charged" else
                     ("max(32Δ/ε·√(k·ln(4/δ)) [Alg. 4], " if stopper == "stemmer" else "(")
                     + "16Δ/ε·√(k'·ln(4/δ)) [Thm 4.3")

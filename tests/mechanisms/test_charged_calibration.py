@@ -113,7 +113,7 @@ def test_challenge_bt_charged_checks_before_randomness():
     with pytest.raises(PrivacyParameterError, match="certified only"):
         ChallengeBT(0.0, 4000.0, 1.0, 1e-6, 61, 100, stopper="svt", bt_calibration="charged",
                     bt_noise_scale=10.0)
-    with pytest.raises(PrivacyParameterError, match="charged lemma's limit"):
+    with pytest.raises(PrivacyParameterError, match="charged lemma's bound, as b → ∞"):
         ChallengeBT(0.0, 40.0, 1.0, 1e-6, 61, 100, stopper="svt", bt_calibration="charged")
     with pytest.raises(ValueError, match="needs stopper='svt'"):
         ChallengeBT(0.0, 4000.0, 1.0, 1e-6, 61, 100, bt_calibration="charged")
