@@ -3,9 +3,9 @@
 Stemmer's Thm 4.3 (after Bun, Steinke & Ullman 2017 and Cohen & Lyu 2023) calibrates
 BetweenThresholds with noise b = (4Δ/ε)·√(k·ln(2/δ)) and a gap 4b. This module proves,
 for the *same* algorithm (fixed thresholds, fresh Lap(b) per query, halt at the k-th
-⊤), a bound that is about half that noise — b ≈ (2.07Δ/ε)·√(k·ln(1/δ)) at a gap of
-3–4 b — and computes it. RectanglesPERP's ``"charged"`` schedule (issue 16) uses it;
-its sample size is ∝ b², so this is where its factor ≈ 4 comes from.
+⊤), a bound that is about half that noise at large k — b ≈ (2.1Δ/ε)·√(k·ln(1/δ))
+at a gap of 3–4 b — and computes it. RectanglesPERP's ``"charged"`` schedule (issue
+16) uses it; its sample size is ∝ b², so this is where its factor ≈ 4 comes from.
 
 *Lemma (charged BetweenThresholds).* Let b > 0, G = t_u − t_l > 0, u = Δ/b, g = G/b,
 and for a real λ ≥ 1
