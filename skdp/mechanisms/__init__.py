@@ -4,8 +4,9 @@ Each mechanism validates its parameters before drawing any randomness and states
 its guarantee, with the theorem it comes from, in its docstring.
 """
 
-from .between_thresholds import BetweenThresholds, ChallengeBT
+from .between_thresholds import BetweenThresholds
 from .binary_tree import BinaryTreeCounter
+from .challenge_bt import ChallengeBT
 from .exponential import exponential_mechanism, report_noisy_max
 from .hist_sparse import HistSparse
 from .histogram import (

@@ -19,7 +19,8 @@ import copy
 
 import numpy as np
 
-from ..mechanisms.between_thresholds import HARD, LOW, ChallengeBT
+from ..mechanisms.between_thresholds import HARD, LOW
+from ..mechanisms.challenge_bt import ChallengeBT
 from ..mechanisms.reorder_slice_compute import ReorderSliceCompute
 from ._perp_sharp import SHARP_PRESETS
 

@@ -38,8 +38,8 @@ from skdp.exceptions import StaleStateError
 from skdp.preprocessing import PublicBoundsBinarizer
 
 # Most tests fit without the public label set; its warning is tested on its own below.
-# Most tests here fit without classes=: the label-set warning is tested in test_public_labels.py.
-pytestmark = pytest.mark.filterwarnings(r"ignore:.*the label set \(classes_\) was read:skdp.PrivacyLeakWarning")
+pytestmark = pytest.mark.filterwarnings(
+    r"ignore:.*the label set \(classes_\) was read:skdp.PrivacyLeakWarning")
 
 
 # -- the cover -----------------------------------------------------------------------

@@ -13,8 +13,9 @@ from skdp.decision_list._accounting import release_events
 from skdp.decision_list._greedy_cover import greedy_cover, predict_codes
 from skdp.decision_list._net_cover import default_n_rules, net_selector
 
-# Most tests here fit without classes=: the label-set warning is tested in test_public_labels.py.
-pytestmark = pytest.mark.filterwarnings(r"ignore:.*the label set \(classes_\) was read:skdp.PrivacyLeakWarning")
+# Most tests fit without the public label set (its warning: tests/test_public_labels.py).
+pytestmark = pytest.mark.filterwarnings(
+    r"ignore:.*the label set \(classes_\) was read:skdp.PrivacyLeakWarning")
 
 
 def _naive_net_cover(X, y, n_classes, n_rules, weight, negations, select):

@@ -9,14 +9,8 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 
 from skdp.exceptions import MechanismHaltedError, PrivacyParameterError
-from skdp.mechanisms.between_thresholds import (
-    HARD,
-    HIGH,
-    LOW,
-    NOT_ANSWERED,
-    BetweenThresholds,
-    ChallengeBT,
-)
+from skdp.mechanisms.between_thresholds import HARD, HIGH, LOW, NOT_ANSWERED, BetweenThresholds
+from skdp.mechanisms.challenge_bt import ChallengeBT
 
 ALPHA = 1e-6
 

@@ -18,7 +18,8 @@ from skdp.mechanisms._charged_calibration import (
     charged_min_gap,
     charged_noise_scale,
 )
-from skdp.mechanisms.between_thresholds import BetweenThresholds, ChallengeBT
+from skdp.mechanisms.between_thresholds import BetweenThresholds
+from skdp.mechanisms.challenge_bt import ChallengeBT
 
 
 def _log_cdf(z):

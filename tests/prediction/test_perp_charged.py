@@ -11,7 +11,7 @@ import pytest
 
 from skdp.exceptions import PrivacyWarning
 from skdp.mechanisms._charged_calibration import charged_epsilon
-from skdp.mechanisms.between_thresholds import ChallengeBT
+from skdp.mechanisms.challenge_bt import ChallengeBT
 from skdp.prediction import RectanglesPERPClassifier, perp_parameters
 
 ARGS = (1e-6, 0.1, 0.05)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from skdp.exceptions import PrivacyWarning
-from skdp.mechanisms.between_thresholds import ChallengeBT
+from skdp.mechanisms.challenge_bt import ChallengeBT
 from skdp.prediction import (
     DecisionStumpPERPClassifier,
     RectanglesPERPClassifier,

@@ -28,7 +28,8 @@ import numpy as np
 import pytest
 
 from skdp.audit import audit_mechanism
-from skdp.mechanisms.between_thresholds import LOW, BetweenThresholds, ChallengeBT
+from skdp.mechanisms.between_thresholds import LOW, BetweenThresholds
+from skdp.mechanisms.challenge_bt import ChallengeBT
 
 ALPHA = 1e-6
 

@@ -26,7 +26,8 @@ import pytest
 
 from skdp.audit import audit_mechanism
 from skdp.mechanisms._charged_calibration import charged_epsilon, charged_noise_scale
-from skdp.mechanisms.between_thresholds import HARD, HIGH, LOW, BetweenThresholds, ChallengeBT
+from skdp.mechanisms.between_thresholds import HARD, HIGH, LOW, BetweenThresholds
+from skdp.mechanisms.challenge_bt import ChallengeBT
 
 ALPHA = 1e-6
 EPS, DELTA, K, N, RUNS, RATIO = 4.0, 0.05, 30, 80, 20_000, 3.0
