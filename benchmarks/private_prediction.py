@@ -155,6 +155,8 @@ def n_for_90(eps, T, seed, quick):
 def main(argv=None):
     parser = make_parser(__doc__.splitlines()[0])
     parser.add_argument("--task", choices=("classes", "2d"), default="classes")
+    parser.add_argument("--seeds-2d", type=int, default=8,
+                        help="seeds of the 2-D accuracy curve (--task 2d)")
     args = parser.parse_args(argv)
     if args.task == "2d":
         from _private_prediction_2d import main_2d
