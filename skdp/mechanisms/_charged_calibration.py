@@ -251,7 +251,16 @@ def charged_noise_scale(epsilon: float, delta: float, max_hard: int, *,
     if gap_ratio is not None:
         return _scale_for_ratio(float(epsilon), float(delta), int(max_hard), float(gap_ratio),
                                 float(sensitivity))
-    fixed = float(gap)  # type: ignore[arg-type]  # not None: checked above
+    return _scale_for_gap(float(epsilon), float(delta), int(max_hard),
+                          float(gap),  # type: ignore[arg-type]  # not None: checked above
+                          float(sensitivity))
+
+
+@functools.lru_cache(maxsize=4096)
+def _scale_for_gap(epsilon: float, delta: float, max_hard: int, fixed: float,
+                   sensitivity: float) -> float:
+    """The least b certified at the fixed gap G (memoised: every BetweenThresholds
+    instance of a fitted predictor asks for the same one)."""
     if fixed <= charged_min_gap(epsilon, delta, max_hard, sensitivity):
         raise ValueError("the gap is at or below charged_min_gap: no noise scale meets ε")
 

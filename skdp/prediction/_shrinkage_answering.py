@@ -55,7 +55,6 @@ sound record; later steps cost 0 in the ledger. ∎
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -63,7 +62,6 @@ from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import BudgetExhaustedError
-from ..mechanisms._charged_calibration import charged_noise_scale
 from ..mechanisms.between_thresholds import BetweenThresholds
 from ._base import QueryBudgetExhaustedError
 
@@ -73,13 +71,6 @@ _CHUNK_MIN, _CHUNK_MAX = 256, 16384
 _RESERVE = "reserved the planned run"
 _INSTANCE = "BetweenThresholds instance"
 _HARD = "hard query"
-
-
-@functools.lru_cache(maxsize=256)
-def _charged_scale(epsilon, delta, max_hard, gap, sensitivity):
-    """The least noise the charged lemma certifies — what ``BetweenThresholds`` computes
-    when given none, which it still checks when given this (public inputs only)."""
-    return charged_noise_scale(epsilon, delta, max_hard, gap=gap, sensitivity=sensitivity)
 
 
 class _ShrinkageAnswering:
@@ -160,15 +151,9 @@ class _ShrinkageAnswering:
         # query) — hence every answer — is the same however the queries are batched.
         child = np.random.default_rng(self._state.rng.integers(2**63))
         lower, upper = self.thresholds_
-        extra = {}
-        if self.calibration_ == "charged":  # the mechanism's own default, memoised
-            extra["noise_scale"] = _charged_scale(self.epsilon_bt_, self.delta_bt_,
-                                                  self._plan["max_hard"], upper - lower,
-                                                  sensitivity)
         return BetweenThresholds(
             lower, upper, self.epsilon_bt_, self.delta_bt_, sensitivity=sensitivity,
             calibration=self.calibration_, max_hard=self._plan["max_hard"], random_state=child,
-            **extra,
         )
 
     # ------------------------------------------------------------------ answering
