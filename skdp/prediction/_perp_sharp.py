@@ -212,10 +212,9 @@ def solve_sharp_phase(probe, overrides, k_floor=0, bt_epsilon=None, shares=STOPP
     if overrides:
         return _solve_share(probe, overrides, k_floor, bt_epsilon, STOPPER_SHARE,
                             ratios[-1])
-    best = min(((share, ratio) for share in shares for ratio in ratios),
-               key=lambda pair: _objective(
-                   _solve_share(probe, overrides, k_floor, bt_epsilon, *pair), bt_epsilon))
-    return _solve_share(probe, overrides, k_floor, bt_epsilon, *best)
+    candidates = [_solve_share(probe, overrides, k_floor, bt_epsilon, share, ratio)
+                  for share in shares for ratio in ratios]
+    return min(candidates, key=lambda q: _objective(q, bt_epsilon))
 
 
 def _objective(q, bt_epsilon):
