@@ -56,6 +56,7 @@ from .decision_list import (
 )
 from .exceptions import (
     BudgetExhaustedError,
+    CapReachedError,
     LedgerIntegrityError,
     MechanismHaltedError,
     PrivacyError,
@@ -92,6 +93,7 @@ __all__ = [
     "AdaptivePrivateOnlineClassifier",
     "BatchSanitizedOnlineClassifier",
     "BudgetExhaustedError",
+    "CapReachedError",
     "ConfidentWinnowClassifier",
     "ConjunctionFeatures",
     "DPDecisionListClassifier",

@@ -8,6 +8,7 @@ parameters, ``RuntimeError`` for a budget or a mechanism that cannot go on).
 
 __all__ = [
     "BudgetExhaustedError",
+    "CapReachedError",
     "LedgerIntegrityError",
     "MechanismHaltedError",
     "PrivacyError",
@@ -34,6 +35,16 @@ class BudgetExhaustedError(PrivacyError, RuntimeError):
 
     The budget (and the object that tried to spend it) is left exactly as it was
     before the call that raised.
+    """
+
+
+class CapReachedError(BudgetExhaustedError):
+    """A charge would exceed a count cap that a privacy plan was paid for (hard queries,
+    mechanism instances, releases, switches).
+
+    The cap is checked in the same ledger transaction as the charge, so copies of one
+    object answering concurrently (threads, processes, machines) can never pass it
+    together. Nothing is recorded.
     """
 
 

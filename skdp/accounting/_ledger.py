@@ -130,8 +130,12 @@ class StreamRecord:
                 raise
             self.version = self.ledger.store.advance_stream(self.id, self.version, self.what)
 
-    def charge(self, epsilon: float, delta: float, label: str | None) -> int:
-        """Pay (ε, δ) to the ledger and advance, atomically; return the charge's ``seq``."""
-        seq = self.ledger.run("charge", epsilon, delta, label, stream=(self.id, self.version))
+    def charge(self, epsilon: float, delta: float, label: str | None,
+               cap: tuple[str, int] | None = None) -> int:
+        """Pay (ε, δ) to the ledger and advance, atomically; return the charge's ``seq``.
+
+        ``cap``: see :meth:`~skdp.accounting.stores.LedgerStore.charge`."""
+        seq = self.ledger.run("charge", epsilon, delta, label, stream=(self.id, self.version),
+                              cap=cap)
         self.version += 1
         return seq

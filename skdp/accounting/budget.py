@@ -190,17 +190,21 @@ class PrivacyBudget:
         self._charge(epsilon, delta, label)
 
     def _charge(self, epsilon: float, delta: float, label: str | None,
-                stream: StreamRecord | None = None) -> int:
+                stream: StreamRecord | None = None,
+                cap: tuple[str, int] | None = None) -> int:
         """:meth:`spend`, returning the charge's position in the ledger (its ``seq``).
 
         ``stream`` (a :class:`~skdp.accounting._ledger.StreamRecord` on this ledger) is
-        advanced in the same transaction.
+        advanced in the same transaction. ``cap`` = ``(label_prefix, limit)`` refuses
+        the charge with :class:`~skdp.exceptions.CapReachedError` when ``limit``
+        charges whose label starts with ``label_prefix`` are recorded, checked in the
+        same transaction (how a plan's count caps hold under concurrent copies).
         """
         epsilon = check_epsilon(epsilon, allow_zero=True)
         delta = check_delta(delta)
         if stream is not None:
-            return stream.charge(epsilon, delta, label)
-        return self._ledger.run("charge", epsilon, delta, label)
+            return stream.charge(epsilon, delta, label, cap=cap)
+        return self._ledger.run("charge", epsilon, delta, label, cap=cap)
 
     def shares_ledger_with(self, other: object) -> bool:
         """True if ``other`` is a handle on the same ledger (a copy of this budget)."""

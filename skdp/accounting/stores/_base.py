@@ -28,9 +28,14 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from ...exceptions import BudgetExhaustedError, LedgerIntegrityError, StaleStateError
+from ...exceptions import (
+    BudgetExhaustedError,
+    CapReachedError,
+    LedgerIntegrityError,
+    StaleStateError,
+)
 
-__all__ = ["Charge", "LedgerStore", "check_head", "next_charge", "verify_chain"]
+__all__ = ["Charge", "LedgerStore", "check_cap", "check_head", "next_charge", "verify_chain"]
 
 # Relative slack when comparing a sum of charges to the total, so that e.g. ten charges
 # of 0.1 fit in ε = 1 despite float rounding. The overrun it allows is at most 1e-12·ε.
@@ -203,6 +208,14 @@ def check_fits(totals: tuple[float, float], last: Charge | None, epsilon: float,
     )
 
 
+def check_cap(cap: tuple[str, int] | None, count: int, label: str | None) -> None:
+    """Raise :class:`CapReachedError` if ``count`` charges already fill ``cap``."""
+    if cap is not None and count >= cap[1]:
+        raise CapReachedError(
+            f"cannot record {label or 'this step'}: its cap of {cap[1]} is reached "
+            "(counted over every copy charging this ledger). Nothing was spent.")
+
+
 def integrity_error(ledger_id: str, problem: str) -> LedgerIntegrityError:
     return LedgerIntegrityError(
         f"privacy ledger {ledger_id[:8]} does not verify: {problem}. What it says was "
@@ -258,13 +271,17 @@ class LedgerStore:
         raise NotImplementedError
 
     def charge(self, ledger_id: str, epsilon: float, delta: float, label: str | None,
-               stream: tuple[str, int] | None = None) -> int:  # pragma: no cover
+               stream: tuple[str, int] | None = None,
+               cap: tuple[str, int] | None = None) -> int:  # pragma: no cover
         """Append a charge atomically and return its ``seq``.
 
         ``stream``, a ``(stream_id, expected_version)`` pair, is advanced by one in the
-        same transaction (:class:`StaleStateError` if its version moved on). Raises
-        :class:`BudgetExhaustedError` or :class:`LedgerIntegrityError` with nothing
-        recorded.
+        same transaction (:class:`StaleStateError` if its version moved on). ``cap``, a
+        ``(label_prefix, limit)`` pair, refuses the charge with :class:`CapReachedError`
+        if ``limit`` charges whose label starts with ``label_prefix`` are already
+        recorded — checked in the same transaction, so concurrent copies cannot pass
+        the cap together. Raises :class:`BudgetExhaustedError` or
+        :class:`LedgerIntegrityError` with nothing recorded.
         """
         raise NotImplementedError
 

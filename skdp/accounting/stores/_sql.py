@@ -17,6 +17,7 @@ from ...exceptions import LedgerIntegrityError
 from ._base import (
     Charge,
     LedgerStore,
+    check_cap,
     check_fits,
     check_head,
     genesis_hash,
@@ -214,12 +215,18 @@ class SQLStore(LedgerStore):
                                 head_count, head_hash)
 
     def charge(self, ledger_id: str, epsilon: float, delta: float, label: str | None,
-               stream: tuple[str, int] | None = None) -> int:
+               stream: tuple[str, int] | None = None,
+               cap: tuple[str, int] | None = None) -> int:
         with self._transaction() as execute:
             totals, last, problem = self._head(execute, ledger_id)
             if problem is not None:
                 raise integrity_error(ledger_id, problem)
             check_fits(totals, last, epsilon, delta, label)
+            if cap is not None:
+                count = execute("SELECT COUNT(*) FROM skdp_charges WHERE ledger_id = ? "
+                                "AND substr(label, 1, ?) = ?",
+                                (ledger_id, len(cap[0]), cap[0])).fetchone()[0]
+                check_cap(cap, int(count), label)
             if stream is not None:
                 self._cas(execute, stream[0], stream[1], label)
             new = next_charge(ledger_id, totals, last, epsilon, delta, label)

@@ -23,6 +23,7 @@ from ...exceptions import PrivacyError
 from ._base import (
     Charge,
     LedgerStore,
+    check_cap,
     check_fits,
     genesis_hash,
     integrity_error,
@@ -156,13 +157,16 @@ class MemoryStore(LedgerStore):
         return ledger.charges[-1] if ledger.charges else None
 
     def charge(self, ledger_id: str, epsilon: float, delta: float, label: str | None,
-               stream: tuple[str, int] | None = None) -> int:
+               stream: tuple[str, int] | None = None,
+               cap: tuple[str, int] | None = None) -> int:
         with self._locked():
             ledger = self._get(ledger_id)
             # Memory cannot be edited from outside the process, so the chain is not
             # re-checked here (it is on promotion and by verify()).
             last = self._last(ledger)
             check_fits(ledger.totals, last, epsilon, delta, label)
+            if cap is not None:
+                check_cap(cap, sum(c.label.startswith(cap[0]) for c in ledger.charges), label)
             if stream is not None:
                 self._cas(stream[0], stream[1], label)
             ledger.charges.append(next_charge(ledger_id, ledger.totals, last, epsilon,
