@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._streams import keyed_generator
+from .._validation import RANDOM_STATE_CONSTRAINT
 from ..accounting import PrivacyBudget
 from ._adaptive_core import LiWangYeCore, resolve_adaptive_parameters
 from ._base import PrivateOnlineDomainClassifier
@@ -27,13 +27,14 @@ DEFAULT_STREAM_HORIZON = 10**6
 
 
 class _KeyedRngs:
-    """``new_rng(index)``: a new Philox generator keyed by (stream seed, index); picklable."""
+    """``new_rng(index)``: event ``index``'s generator of the stream's
+    :class:`~skdp._streams.StreamNoise` (once; its key is then erased); picklable."""
 
-    def __init__(self, entropy):
-        self.entropy = entropy
+    def __init__(self, noise):
+        self.noise = noise
 
     def __call__(self, index):
-        return keyed_generator(self.entropy, index)
+        return self.noise.generator(index)
 
 
 class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
@@ -284,7 +285,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         "release": [StrOptions({"consistent", "histogram"}), None],
         "accounting": [StrOptions(set(ACCOUNTING))],
         "budget": [PrivacyBudget, None],
-        "random_state": ["random_state"],
+        "random_state": [*RANDOM_STATE_CONSTRAINT],
         "verbose": ["verbose"],
         "classes": ["array-like", None],
     }
@@ -373,9 +374,9 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     def _make_core(self, learner, params):
         """The algorithm's state (tests override this to build broken variants)."""
         if params.release == "consistent":
-            return ConsistentReleaseCore(learner, params, _KeyedRngs(self._entropy),
+            return ConsistentReleaseCore(learner, params, _KeyedRngs(self._noise),
                                          self._scorer)
-        return LiWangYeCore(learner, params, _KeyedRngs(self._entropy))
+        return LiWangYeCore(learner, params, _KeyedRngs(self._noise))
 
     def _sync(self):
         core = self._core

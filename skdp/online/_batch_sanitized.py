@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._validation import RANDOM_STATE_CONSTRAINT
 from ..accounting import PrivacyBudget
 from ._agnostic import _AgnosticOnlineClassifier, sample_rows
 from ._hedge import HedgeCopies
@@ -218,7 +219,7 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
         "sanitizer": [Sanitizer, None],
         "on_failure": [StrOptions({"skip", "stop"})],
         "budget": [PrivacyBudget, None],
-        "random_state": ["random_state", np.random.Generator],
+        "random_state": [*RANDOM_STATE_CONSTRAINT],
         "verbose": ["verbose"],
         "classes": ["array-like", None],
     }

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._streams import keyed_generator
+from .._validation import RANDOM_STATE_CONSTRAINT
 from ..accounting import PrivacyBudget
 from ..mechanisms import HistSparse
 from ._base import PrivateOnlineDomainClassifier
@@ -254,7 +254,7 @@ class DPSOAClassifier(PerRoundRelease, PrivateOnlineDomainClassifier):
         "preset": [StrOptions({"practical", "theory"})],
         "accounting": [StrOptions(set(ACCOUNTING))],
         "budget": [PrivacyBudget, None],
-        "random_state": ["random_state", np.random.Generator],
+        "random_state": [*RANDOM_STATE_CONSTRAINT],
         "verbose": ["verbose"],
         "classes": ["array-like", None],
     }
@@ -322,7 +322,7 @@ class DPSOAClassifier(PerRoundRelease, PrivateOnlineDomainClassifier):
         self.parameters_ = params
         self.mistake_bound_ = learner.mistake_bound
         self._forest = self._forest_class(learner, params.n_trees, params.n_leaves,
-                                          self._entropy)
+                                          self._noise)
         self._initial_hid = self._released_hid = int(self._forest.out_hid[0])  # A(∅): public
         self._forest.pin(self._released_hid)
         self._hypothesis = learner
@@ -341,8 +341,7 @@ class DPSOAClassifier(PerRoundRelease, PrivateOnlineDomainClassifier):
         epsilon, delta = self._check_privacy_params()
         common = dict(initial=self._released_hid, ignore=BOTTOM,
                       split=(params.svt_epsilon, params.hist_epsilon, params.hist_delta),
-                      random_state=keyed_generator(self._entropy,
-                                                   event_key(ROLE_HIST_SPARSE, 0)))
+                      random_state=self._noise.generator(event_key(ROLE_HIST_SPARSE, 0)))
         if params.query == "competitor":
             return self._competitor_class(epsilon, delta, params.n_trees, params.eta,
                                           params.max_switches,
@@ -364,7 +363,7 @@ class DPSOAClassifier(PerRoundRelease, PrivateOnlineDomainClassifier):
         while pos < n:
             page, off = divmod(t0 + pos, _PI_PAGE)
             if page != self._page_id:
-                gen = keyed_generator(self._entropy, event_key(ROLE_PI, page))
+                gen = self._noise.generator(event_key(ROLE_PI, page))
                 self._page, self._page_id = gen.integers(0, total, size=_PI_PAGE), page
             m = min(n - pos, _PI_PAGE - off)
             out[pos:pos + m] = self._page[off:off + m]

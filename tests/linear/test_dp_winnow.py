@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from skdp import PrivacyBudget
+from skdp._streams import StreamNoise
 from skdp.exceptions import BudgetExhaustedError, PrivacyWarning
 from skdp.linear import DPWinnowClassifier, solve_dp_winnow_parameters
 from skdp.mechanisms import AboveThreshold, exponential_mechanism
@@ -33,9 +34,8 @@ def _alg3_reference(X, y, seed, **params):
                                    n_samples=params["n_samples"],
                                    threshold=params["threshold"])
     helper = DPWinnowClassifier()
-    helper._entropy = int(np.random.default_rng(seed).integers(2**63))
-    helper._generators = (np.random.Generator(np.random.Philox(key=0)),
-                          np.random.Generator(np.random.Philox(key=1)))
+    # the keys the estimator seeded with ``seed`` (testing mode, no budget) starts from
+    helper._noise = StreamNoise.from_seed(np.random.default_rng(seed))
 
     def new_svt(k):
         return AboveThreshold(p.threshold, p.svt_epsilon, monotonic=True,
