@@ -57,9 +57,15 @@ class EphemeralGenerator(np.random.Generator):
         return release_generator()
 
 
+def _observe(kind: str, index: int, material: object) -> None:
+    """No-op; tests patch it to record every key a release's noise came from."""
+
+
 def release_generator() -> EphemeralGenerator:
     """A generator seeded from OS entropy now; nothing that could recreate it is kept."""
-    return EphemeralGenerator(np.random.PCG64(np.random.SeedSequence()))
+    seed = np.random.SeedSequence()
+    _observe("release", 0, seed.entropy)
+    return EphemeralGenerator(np.random.PCG64(seed))
 
 
 def child_generator(parent: np.random.Generator, seed: int | None = None) -> np.random.Generator:
@@ -76,7 +82,8 @@ def _children(node: bytes) -> tuple[bytes, bytes]:
     return (hashlib.sha256(node + b"\x00").digest(), hashlib.sha256(node + b"\x01").digest())
 
 
-def _leaf_generator(leaf: bytes, ephemeral: bool) -> np.random.Generator:
+def _leaf_generator(index: int, leaf: bytes, ephemeral: bool) -> np.random.Generator:
+    _observe("event", index, leaf)
     bits = np.random.Philox(key=int.from_bytes(hashlib.sha256(leaf + b"noise").digest()[:16],
                                                "little"))
     return EphemeralGenerator(bits) if ephemeral else np.random.Generator(bits)
@@ -140,7 +147,7 @@ class StreamNoise:
             pair = _children(node)
             cover[(level, (index >> (_DEPTH - level)) ^ 1)] = pair[1 - bit]
             node = pair[bit]
-        return _leaf_generator(node, ephemeral=not self.reproducible)
+        return _leaf_generator(index, node, ephemeral=not self.reproducible)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         if self.reproducible:
