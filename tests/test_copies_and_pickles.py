@@ -24,6 +24,7 @@ from skdp import (
     PrivacyWarning,
     PrivatePredictor,
     StaleStateError,
+    TestingSeed,
 )
 from skdp.hypotheses import FiniteClass
 from skdp.prediction import QueryBudgetExhaustedError, shrinkage_parameters
@@ -109,7 +110,7 @@ def test_deepcopy_branches_of_a_decision_list_cannot_both_release():
     X, y = rng.integers(0, 2, (200, 6)), rng.integers(0, 2, 200)
     budget = PrivacyBudget(10.0, 1e-3)
     clf = DPDecisionListClassifier(epsilon=1.0, classes=[0, 1], budget=budget,
-                                   random_state=0).fit(X, y)
+                                   random_state=TestingSeed(0)).fit(X, y)
     branch = copy.deepcopy(clf)
     clf.partial_fit(X[:50], y[:50])  # the original continues the stream
     clf.partial_fit(X[50:100], y[50:100])  # ... and releases (call 3 of the stream)
@@ -126,7 +127,7 @@ def test_releases_on_one_ledger_draw_fresh_noise_and_a_fresh_ledger_reproduces()
 
     def lists(budget, n=6):
         return [DPDecisionListClassifier(epsilon=0.5, classes=[0, 1], budget=budget,
-                                         random_state=7).fit(X, y).export_text()
+                                         random_state=TestingSeed(7)).fit(X, y).export_text()
                 for _ in range(n)]
 
     first, again = lists(PrivacyBudget(10.0, 1e-3)), lists(PrivacyBudget(10.0, 1e-3))
@@ -144,5 +145,5 @@ def test_a_fixed_seed_without_budget_warns_once(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         DPDecisionListClassifier(epsilon=1.0, classes=[0, 1], random_state=None).fit(X, y)
-        DPDecisionListClassifier(epsilon=1.0, classes=[0, 1], random_state=0,
+        DPDecisionListClassifier(epsilon=1.0, classes=[0, 1], random_state=TestingSeed(0),
                                  budget=PrivacyBudget(1.0, 1e-3)).fit(X, y)

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from skdp import PrivacyBudget
+from skdp import PrivacyBudget, TestingSeed
 from skdp._streams import StreamNoise
 from skdp.exceptions import BudgetExhaustedError, PrivacyWarning
 from skdp.linear import DPWinnowClassifier, solve_dp_winnow_parameters
@@ -149,7 +149,7 @@ def test_horizon_raise_refuses_without_spending(rng):
     X, y = _stream(rng, 200, 4)
     budget = PrivacyBudget(10.0, 1e-3)
     clf = DPWinnowClassifier(**SMALL, n_rounds=150, beyond_horizon="raise", budget=budget,
-                             random_state=0)
+                             random_state=TestingSeed(0))
     with pytest.raises(ValueError, match="beyond n_rounds=150"):
         clf.fit(X, y)
     assert budget.spent.epsilon == 0.0 and not hasattr(clf, "classes_")
@@ -172,7 +172,7 @@ def test_horizon_warn_keeps_learning_and_warns_once(rng):
 def test_privacy_charged_once_per_stream(rng):
     X, y = _stream(rng, 600, 4)
     budget = PrivacyBudget(5.0, 1e-5)
-    clf = DPWinnowClassifier(**SMALL, budget=budget, random_state=0)
+    clf = DPWinnowClassifier(**SMALL, budget=budget, random_state=TestingSeed(0))
     for start in range(0, 600, 200):
         clf.partial_fit(X[start:start + 200], y[start:start + 200], classes=[0, 1])
     assert budget.spent.epsilon == pytest.approx(2.0)

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from skdp import PrivacyBudget
+from skdp import PrivacyBudget, TestingSeed
 from skdp.accounting import ApproxDP, account, advanced_composition
 from skdp.exceptions import PrivacyWarning
 from skdp.hypotheses import FiniteClass
@@ -115,7 +115,7 @@ def test_privacy_charged_once_per_stream():
     X, y = _points(500)
     budget = PrivacyBudget(20.0, 1e-5)
     clf = DPSOAClassifier(2.0, 1e-6, PointVersionSpace(4), n_trees=20, budget=budget,
-                          random_state=0)
+                          random_state=TestingSeed(0))
     clf.partial_fit(X[:200], y[:200], classes=[0, 1])
     clf.partial_fit(X[200:], y[200:])
     assert budget.spent.epsilon == pytest.approx(2.0)
