@@ -331,7 +331,7 @@ class DPSOAClassifier(PerRoundRelease, PrivateOnlineDomainClassifier):
         self.switch_rounds_ = []
         self.released_is_initial_ = True
         self._pending = None
-        self._page_id, self._page = -1, None
+        self._pages = {}  # π pages still ahead of the stream (keys erased once drawn)
         if params.adaptive:
             self._init_per_round(params)
         else:
@@ -359,14 +359,18 @@ class DPSOAClassifier(PerRoundRelease, PrivateOnlineDomainClassifier):
         """π(t) for rounds t0 … t0 + n − 1: a uniform leaf of the forest, fixed per round."""
         total = self.parameters_.n_trees * self.parameters_.n_leaves
         out = np.empty(n, dtype=np.int64)
+        for old in [p for p in self._pages if p < t0 // _PI_PAGE]:
+            del self._pages[old]  # rounds already run: never read again
         pos = 0
         while pos < n:
             page, off = divmod(t0 + pos, _PI_PAGE)
-            if page != self._page_id:
+            if page not in self._pages:
+                # A page's key is erased once drawn, so the page is kept while a scan
+                # may still come back to it (a chunk can run ahead of the next step).
                 gen = self._noise.generator(event_key(ROLE_PI, page))
-                self._page, self._page_id = gen.integers(0, total, size=_PI_PAGE), page
+                self._pages[page] = gen.integers(0, total, size=_PI_PAGE)
             m = min(n - pos, _PI_PAGE - off)
-            out[pos:pos + m] = self._page[off:off + m]
+            out[pos:pos + m] = self._pages[page][off:off + m]
             pos += m
         return out
 
