@@ -113,6 +113,7 @@ def test_default_bounds_warning_depends_on_parameters_only(cls, rng):
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         warnings.simplefilter("ignore", PrivacyLeakWarning)
+        warnings.filterwarnings("ignore", message=".*random_state is set")  # testing mode
         _make(cls, **{key: MeanThresholds(bounds=(-3.0, 3.0))}).fit(X, (X[:, 0] > 0) * 1)
 
 

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from sklearn.utils._param_validation import Interval
 
 from skdp import PrivacyBudget, TestingSeed
+from skdp._validation import RANDOM_STATE_CONSTRAINT
 from skdp.exceptions import PrivacyWarning, StaleStateError
 from skdp.online import AdaptiveThresholdAdversary, run_online
 from skdp.online._base import PrivateOnlineDomainClassifier
@@ -25,7 +26,7 @@ class _ToyPrivate(PrivateOnlineDomainClassifier):
         "n_domain": [Interval(Integral, 1, None, closed="left")],
         "max_switches": [Interval(Integral, 1, None, closed="left")],
         "budget": [PrivacyBudget, None],
-        "random_state": ["random_state"],
+        "random_state": [*RANDOM_STATE_CONSTRAINT],
         "verbose": ["verbose"],
     }
 
@@ -95,7 +96,8 @@ def test_cap_stops_updating_and_warns_once(rng):
         clf.partial_fit(X[:250], y[:250], classes=["a", "b"])
         frozen = clf.hypothesis_.copy()
         clf.partial_fit(X[250:], y[250:])
-    assert len([w for w in record if w.category is PrivacyWarning]) == 1
+    assert len([w for w in record if w.category is PrivacyWarning
+                and "maximum of 2 switches" in str(w.message)]) == 1
     assert clf.updates_stopped_ and "2 switches" in clf.stop_reason_
     assert clf.n_switches_ == 2
     np.testing.assert_array_equal(clf.hypothesis_, frozen)
