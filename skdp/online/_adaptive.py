@@ -122,8 +122,13 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         statistic of the private data that the guarantee does not cover.
     budget : PrivacyBudget, optional
         Charged (ε, δ) by ``fit`` and by the first ``partial_fit`` of a stream.
-    random_state : None, int or numpy.random.Generator
-        Source of all randomness (noise, insertion pairs, permutations, tournament labels).
+    random_state : None, int, numpy Generator, RandomState or TestingSeed, default=None
+        ``None``: noise from OS entropy; the stream's keys derive only events not yet
+        run and a copy holds none (see :mod:`skdp.base`). A learner that can still
+        continue its stream is private running state, not a publishable model. A seed
+        is a testing mode: the noise is reproducible from ``get_params()``, a
+        :class:`~skdp.exceptions.PrivacyWarning` says so, and with a ``budget`` it is
+        refused unless wrapped as ``skdp.TestingSeed(seed)``.
     verbose : int, default=0
         Print each switch and layer change.
 

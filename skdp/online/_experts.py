@@ -358,7 +358,13 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
         statistic of the private data that the guarantee does not cover.
     budget : PrivacyBudget, optional
         Charged once per stream.
-    random_state : None, int or numpy.random.Generator
+    random_state : None, int, numpy Generator, RandomState or TestingSeed, default=None
+        ``None``: noise from OS entropy; the stream's keys derive only events not yet
+        run and a copy holds none (see :mod:`skdp.base`). A learner that can still
+        continue its stream is private running state, not a publishable model. A seed
+        is a testing mode: the noise is reproducible from ``get_params()``, a
+        :class:`~skdp.exceptions.PrivacyWarning` says so, and with a ``budget`` it is
+        refused unless wrapped as ``skdp.TestingSeed(seed)``.
     verbose : int, default=0
 
     Attributes
