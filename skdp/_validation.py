@@ -291,9 +291,9 @@ def seeded_generator(random_state: object, key: int | None = None,
         base = [int(w) for w in seed.integers(2**63, size=2)]
     else:
         base = [int(w) for w in cast(np.random.RandomState, seed).randint(2**31, size=4)]
-    # A marker word keeps (seed, key, index) and (seed, index) apart.
-    tail = [0, int(index)] if key is None else [1, int(key), int(index)]
-    return np.random.default_rng(base + tail)
+    # Without a budget the key is 0, so a fresh ledger (first charge: seq 0) reproduces
+    # an unbudgeted run; releases charged to one ledger have distinct keys.
+    return np.random.default_rng([*base, 0 if key is None else int(key), int(index)])
 
 
 def fork_random_state(random_state: object) -> object:
