@@ -192,8 +192,10 @@ class PrivateEstimatorMixin:
         if budget is None:
             key, stream = None, stream.advance()
         else:
-            key = stream.charge(check_epsilon(epsilon, allow_zero=True), check_delta(delta),
-                                f"{type(self).__name__}: {label}")
+            # The budget's own charge path, advancing the record in the same transaction
+            # (a stale copy is refused unpaid); the record is a value: rebind to the next.
+            key = budget._charge(epsilon, delta, f"{type(self).__name__}: {label}",
+                                 stream=stream)
             stream = stream.next()
         self._add_spent(epsilon, delta, accumulate=False)
         self._stream = stream
