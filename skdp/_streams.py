@@ -11,14 +11,15 @@ the guarantee is gone. So:
 * A stream whose later events need noise (an online learner, ``partial_fit``) holds a
   :class:`StreamNoise`: event ``i``'s generator comes from a key that is *erased* once
   it is used (a puncturable PRF, Goldreich–Goldwasser–Micali tree over 64-bit event
-  indices, SHA-256 as the length-doubling PRG). What the object holds can derive the
-  noise of events not yet run, never of one already run: a mid-stream object is private
-  running state (like an SVT's noisy threshold) and must not be published, but even it
-  cannot replay its past.
+  indices, SHA-256 as the length-doubling PRG): its keys derive the noise of events not
+  yet run, never of one already drawn. A mid-stream object is still private running
+  state and must not be published: its live mechanisms hold their noisy thresholds and
+  counters, and the generators they draw from, in memory (one could be stepped back).
 * A copy (``copy``, ``deepcopy``, pickle) of either kind of noise source carries no key
-  at all: it is re-keyed from OS entropy when it is recreated, so two copies never share
-  future noise either. Generators handed to long-lived mechanisms are
-  :class:`EphemeralGenerator` for the same reason.
+  and no generator state: it is re-keyed from OS entropy when it is recreated, so two
+  copies never share future noise either. Generators handed to long-lived mechanisms are
+  :class:`EphemeralGenerator` for that reason: a pickle of a mid-stream learner holds
+  no state any generator could be stepped back from.
 
 Testing mode: a ``random_state`` seed (see :func:`skdp._validation.check_random_state_mode`)
 makes all of this reproducible from the seed (copies then keep their keys), which is

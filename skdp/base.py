@@ -24,9 +24,10 @@ Budget semantics for estimators
   can regenerate it (a holder of the model and all rows but one cannot replay the
   release to learn the last row). A stream that needs noise for later events holds
   forward-secure keys (:class:`~skdp._streams.StreamNoise`) that derive only events
-  not yet run; a mid-stream object is therefore private running state (future noise
-  keys, like an SVT's noisy threshold), not a publishable model — a batch ``fit`` that
-  keeps no stream is. A copy or pickle of a noise source is re-keyed from OS entropy.
+  not yet run. A learner that can still continue its stream is private running state
+  (future noise keys, its live mechanisms' noisy thresholds and generators), not a
+  publishable model — a batch ``fit`` that keeps no stream is. A copy or pickle of a
+  noise source holds no key or generator state: it is re-keyed from OS entropy.
 * Seeds are a testing mode: an int, Generator, RandomState or SeedSequence
   ``random_state`` makes the noise reproducible from ``get_params()`` and warns
   (:class:`~skdp.exceptions.PrivacyWarning`) at every seeded release and at every
