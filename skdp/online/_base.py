@@ -315,8 +315,8 @@ class PrivateOnlineDomainClassifier(PrivateEstimatorMixin, OnlineDomainClassifie
     stream (after ``fit`` too: ``partial_fit`` continues it) holds private running
     state — the keys of future events, its mechanisms' noisy thresholds and counters —
     so it is not a publishable model: publish its predictions or released hypothesis.
-    Even so, nothing it holds can regenerate the noise of an event already run, and a
-    pickle or copy holds no key at all (it is re-keyed from OS entropy). Copies of a
+    Its keys never derive the noise of an event already drawn, and a pickle or copy
+    holds no key and no generator state (it is re-keyed from OS entropy). Copies of a
     fitted stream share a stream record: continuing two copies is refused with
     :class:`~skdp.exceptions.StaleStateError`. A subclass that hits a hard cap calls
     :meth:`_stop_updating`: the learner then keeps predicting its last released
