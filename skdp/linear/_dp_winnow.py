@@ -362,7 +362,9 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         mechanism sees does not depend on how the stream was cut into blocks, and no
         key of an update already made stays in the learner.
         """
-        return self._noise.generator(2 * update_index + role)
+        # One live generator per role at a time (the current update's SVT, the current
+        # update's draws): the slot is re-keyed, not rebuilt.
+        return self._noise.generator(2 * update_index + role, slot=role)
 
     def _init_state(self, n_features):
         super()._init_state(n_features)
