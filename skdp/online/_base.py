@@ -343,9 +343,10 @@ class PrivateOnlineDomainClassifier(PrivateEstimatorMixin, OnlineDomainClassifie
 
         From the stream's forward-secure keys (:class:`~skdp._streams.StreamNoise`):
         keyed by the index, so the noise does not depend on how the stream was cut into
-        blocks, and erased once drawn, so nothing the learner keeps can replay it.
+        blocks, and erased once drawn, so nothing the learner keeps can replay it. The
+        returned generator is re-keyed by the next call (callers use it at once).
         """
-        return self._noise.generator(index)
+        return self._noise.generator(index, slot=0)
 
     def _frozen(self):
         return self.updates_stopped_
