@@ -204,27 +204,28 @@ class ConsistentReleaseCore(LiWangYeCore):
     transcript is the concurrent composition of the interactive mechanism M_AT
     (ε₀-DP, (i)) with at most c non-interactive ε_rel-BR mechanisms (ii) that the
     adversary — here the learner's own glue, a function of the transcript —
-    invokes between M_AT's windows. Exactly which theorem covers each accounting:
-    ``"paper"`` (basic composition, ε₀ + c·ε_rel = ε, δ = 0) needs none: (i) and
-    (ii) bound the log-likelihood ratio pointwise, |ln P₀(τ)/P₁(τ)| ≤ ε₀ + c·ε_rel
-    (equivalently, Vadhan & Wang 2021's concurrent composition for pure DP).
-    ``"tight"`` composes the plan PureDP(ε₀) × 1 + BoundedRange(ε_rel) × c through
-    :func:`~skdp.accounting.account`, whose bounds are theorems about *sequential*
-    composition of non-interactive mechanisms: they extend to this concurrent
-    composition of an interactive mechanism with non-interactive ones by Vadhan &
-    Zhang 2023 (every f-DP — hence every (ε, δ) — composition bound, so the PLD's
-    and the exact KOV bound, with M_AT dominated by ε₀ randomised response) and by
-    Lyu 2022 (the same for (ε, δ)-DP, and for Rényi DP: the ``"rdp"`` bound, with
-    M_AT's Rényi divergences those of ε₀ randomised response, as for any pure
-    ε₀-DP mechanism, and each release's the min of those and λ·ε_rel²/8, as a
-    non-interactive bounded-range mechanism, Cesar & Rogers 2021). Both theorems are for a fixed
-    set of mechanisms (one M_AT, c releases; a release that never happens is an
-    unused one) with a private input fixed in advance — here b — and arbitrarily
-    interleaved adaptive queries; the sequence of privacy parameters is fixed, so
-    no privacy filter is involved. Hence the plan the code charges, one PureDP(ε₀)
-    and c BoundedRange(ε_rel) (:func:`~skdp.online._budget_split.consistent_split`),
-    bounds the whole transcript by (ε, δ). Neither realizability nor the
-    adversary's behaviour enters. ∎
+    invokes between M_AT's windows; M_AT's state (the open window) persists across
+    them, so this is not a sequential composition of finished mechanisms. The
+    theorem used: Vadhan & Zhang 2023 — every interactive f-DP mechanism (on a
+    private input fixed in advance, here b, with adaptively chosen queries) is an
+    interactive post-processing of a non-interactive f-DP mechanism; pure ε₀-DP is
+    f-DP with f the trade-off function of ε₀ randomised response, so M_AT is a
+    post-processing of RR_{ε₀}(b), drawn once at the start. The whole transcript
+    is then a post-processing of the *sequential* adaptive composition of
+    RR_{ε₀}(b) and the ≤ c releases — non-interactive mechanisms in a fixed
+    sequence of privacy parameters (one ε₀, then c ε_rel; a release that never
+    happens is an unused one), so no privacy filter is involved — which is exactly
+    what :func:`~skdp.accounting.account` bounds, by each of its methods: basic
+    (``"paper"``: ε₀ + c·ε_rel = ε, δ = 0; here (i) and (ii) also give the pointwise
+    bound |ln P₀(τ)/P₁(τ)| ≤ ε₀ + c·ε_rel directly), advanced, the exact KOV bound,
+    the PLD (``"tight"``) and the Rényi bound (RR's divergences for the ε₀ part,
+    min(RR's, λ·ε_rel²/8) for each bounded-range release, Cesar & Rogers 2021).
+    Lyu 2022 proves the same concurrent composition directly for (ε, δ)-DP and
+    for Rényi DP (Vadhan & Wang 2021 for pure DP). Hence the plan the code
+    charges, one PureDP(ε₀) and c BoundedRange(ε_rel)
+    (:func:`~skdp.online._budget_split.consistent_split`, re-accounted by
+    :func:`~skdp.accounting.calibrate_plan`), bounds the whole transcript by
+    (ε, δ). Neither realizability nor the adversary's behaviour enters. ∎
 
     References for (iii): S. Vadhan, T. Wang. Concurrent composition of
     differential privacy. TCC 2021. — X. Lyu. Composition theorems for interactive
