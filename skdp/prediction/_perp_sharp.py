@@ -26,13 +26,16 @@ k ≈ 9·10⁷ and n = 4d·m/α ≈ 7.5·10⁹. This module's schedule changes f
    (the same for the count-m outside queries), k_p ≥ m_p + (4/ε_s)·ln(4(t_p+1)/β_p)
    (a halted copy holds ≳ m_p mediums). An outside query is called "inside" only
    if its noise is below −(m_p − t_l) ≤ −(4 + ln(4t_p/k_p))·σ: probability
-   ≤ e^{−12} at the sizes used, far below α_p. Gap (found in issue 26, utility
-   only): a restarted copy runs on all of D_c (≈ k_p ≫ m_p points) with the same
-   t_l, t_u, so the up to k_p/8 count-0 queries wrongly called "medium" — deep
-   inside the target — and adversarial repeats of them sit in its dataset; with
-   tiny slices (ε ≈ 1000, d = 2: m = 3–6, t_l ≈ 1.6) two such points make the
-   interior "medium" and the error cascades (0.25–0.44 per block against the
-   challenge adversary). At ε ≤ 100 (m ≥ 30) it was not seen.
+   ≤ e^{−12} at the sizes used, far below α_p. **Restarts on the m nearest
+   mediums** (issue 26; utility, privacy unchanged — case (ii)(2) of the Lemma): a
+   halted copy restarts on the m_p "medium" queries nearest its side's boundary,
+   not on all of D_c. Alg. 5 restarts on all of D_c (≈ k_p ≫ m_p points) with the
+   same t_l, t_u; with margins, up to k_p/8 count-0 queries are expected to be
+   wrongly called "medium" — deep inside the target — and an adversary can repeat
+   them; two such points in D_c made the interior "medium" and the error
+   cascaded (ε = 1000, d = 2, m = 3–6, t_l ≈ 1.6, challenge adversary: blocks at
+   0.29, 0.44, 0.34, 0.35 error, seeds 11, 1, 2, 3; now ≤ 0.03; at ε = 100,
+   300 000 queries: 0.068–0.069 → 0.062–0.064).
 4. **The sample pays for the ranks that err, not the slice** (utility only): a
    copy answers "outside" for the r_p = m_p − t_l + σ_p extreme ranks of its
    part, not for all m_p (:func:`strip_rows`), so n ≥ (2d)²·r_1/α_1 and
@@ -102,8 +105,8 @@ x_i in one world and ⊥ in the other. Assume
     initial copies ε_bt,0 ≤ ε, δ_0 = δ*/4 and ε_s,0 + ε_bt,1 ≤ ε;
 (c) each phase draws, for every positive of its sample, an independent uniform
     part in {0, …, 2d − 1}; the copy of part c holds the m extremes on its axis of
-    part c only; a restart holds its own D_c (the copy's "medium" queries since its
-    last (re-)execution);
+    part c only; a restart holds the m extremes, on its axis and side, of its own
+    D_c (the copy's "medium" queries since its last (re-)execution);
 (d) t_p·δ_p ≤ δ*/2^(p+1).
 
 Then for every adaptive adversary, horizon T and challenge index i, the views satisfy
@@ -174,11 +177,12 @@ challenge round's answer is not in the view. Exactly one of:
     the one Sim's walk named; the other Stoppers stay b-free (F2). Copy c's is the
     Stopper lemma's setting (one bit of an adaptively fed stream differs; monotone
     AboveThreshold, Lyu, Su & Li 2017): pure ε_s,c-DP. (2) If copy
-    c halts before phase p ends, its restart on D_c^b — a ChallengeBT with phase p's
-    parameters, |D_c| changed by one record, every count by at most 1 — is
-    (ε_bt,p, δ_p)-DP. (2) starts when (1) has answered ⊤ and halted, so this is
-    sequential adaptive composition: (ε_s,c + ε_bt,p, δ_p) ≤ (ε, δ_p) by (b), where
-    ε_s,c = ε_s,p, or ε_s,0 when copy c is an initial copy (then p = 1). If phase p
+    c halts before phase p ends, its restart on the m extremes of D_c^b — a
+    ChallengeBT with phase p's parameters; D_c changes by one record, so by F1
+    (S = D_c) every count moves by at most 1 — is (ε_bt,p, δ_p)-DP. (2) starts
+    when (1) has answered ⊤ and halted, so this is sequential adaptive
+    composition: (ε_s,c + ε_bt,p, δ_p) ≤ (ε, δ_p) by (b), where ε_s,c = ε_s,p, or
+    ε_s,0 when copy c is an initial copy (then p = 1). If phase p
     ends first, D_c is discarded: (1) alone. Everything else is b-free (F2).
 
 (d) sums the δ(i) as stated. ∎
@@ -190,8 +194,9 @@ that part), ``_Copy.count`` is F1's count; ``_challenge_bt`` passes (ε_bt =
 ``epsilon_instance``, δ_0 = ``delta_instance``, ε_s = ``stopper_epsilon``, k, T =
 t_p + 1, t_l, t_u, σ) to ChallengeBT, which recomputes k' and re-certifies
 (σ, t_u − t_l, k') at (ε_bt, δ_0/2); the initial copies are used in phase 1 only, and
-``_reexecute`` restarts with the *current* phase's parameters on ``pending`` (the
-copy's "medium" queries), then empties it; ``_segment`` stops each walk at the first
+``_reexecute`` restarts with the *current* phase's parameters on the m extremes of
+``pending`` (the copy's "medium" queries; ``_extremes``, as the slices) and starts
+the new copy with an empty ``pending``; ``_segment`` stops each walk at the first
 answer that is not "low", sends "medium" queries to ``pending`` only and "inside"
 ones to the next phase's sample only. Here: ``_solve_share`` sets ε_bt = (1 − s)·ε,
 ε_s = s·ε, δ_0 = δ_p; :func:`solve_initial_copies` ε_bt = ε, δ_0 = δ*/4, and only

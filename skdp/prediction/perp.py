@@ -90,13 +90,9 @@ class RectanglesPERPClassifier(_PERPBase):
         ``skdp.mechanisms._charged_calibration`` (the two agree on the
         algorithm; from ε ≈ 60 on Thm 4.3 is sharper and the preset equals
         ``"sharp"``); its privacy lemma, reviewed, is in
-        ``skdp.prediction._perp_sharp``. Known utility limit (privacy is not
-        affected): at very large ε (≈ 1000 at d = 2) its slices hold only 3–6
-        points, and against an adaptive adversary a copy restarted on its
-        "medium" queries — a few of them deep inside the target — can mislabel
-        much of the interior (blocks at 0.25–0.44 error, ``tests/prediction/
-        test_perp_streams.py``); at ε = 100 (30–65 points) it stays at 0.06. Use
-        ``"practical"`` there. ``"sharp"`` 2.7·10⁷ (1.7·10⁶; 4.1·10³):
+        ``skdp.prediction._perp_sharp``. A halted copy restarts on the m
+        "medium" queries nearest its boundary (Alg. 5: on all of them; see
+        ``_perp_sharp``, item 3). ``"sharp"`` 2.7·10⁷ (1.7·10⁶; 4.1·10³):
         slices cut from an independent random partition of the positives into
         2d parts (each copy at ε_bt + ε_s = ε, δ_0 = δ_p), ChallengeBT with the
         pure-DP svt Stopper, thresholds set by margins instead of union bounds,
