@@ -28,8 +28,9 @@ _PRIVACY_COMMON = """
     any query stream, realizable or not, γ-fraction or not; only utility needs the
     assumptions. What is capped: every ChallengeBT copy halts through its Stopper
     (after about k_p "medium" answers) and, as a hard cap, after T = t_p + 1
-    stopping queries; phases end after t_p queries whatever the answers; RSC cuts
-    exactly 2d slices per phase. k and the threshold gap are raised to the least
+    stopping queries; phases end after t_p queries whatever the answers; every
+    phase cuts exactly 2d slices (a random partition of its positives by default,
+    RSC for ``"practical"`` / ``"paper"``). k and the threshold gap are raised to the least
     values ChallengeBT's proof (Alg. 4, Thm 4.3) covers, and ChallengeBT itself
     refuses anything less, so the explicit overrides cannot weaken privacy. The
     per-copy (ε_0, δ_0) and the composition argument (RSC for ``preset="paper"``,
@@ -63,7 +64,8 @@ class RectanglesPERPClassifier(_PERPBase):
     ``classes_[0]`` ("outside") as soon as a copy finds many of its points beyond
     the query (answer "high"), or finds it *inside the boundary* ("medium": the
     query joins that copy's dataset D_j^s, and a copy whose Stopper halts is
-    re-executed on D_j^s); otherwise ``classes_[1]`` ("inside"). The phase's
+    re-executed on D_j^s — by default on its m points nearest the boundary);
+    otherwise ``classes_[1]`` ("inside"). The phase's
     positively answered queries are the next phase's sample. Robust: only a γ
     fraction of the queries need to come from the distribution (Def. 3.1).
 
