@@ -255,7 +255,8 @@ next_phase_sample_size_, n_reexecutions_, mechanism_started_, majority_released_
     so every count by at most 1, and the composition bound of the 2 copies covers
     it directly: ε_in = ε/2, δ_in = δ*/2. ``"sharp"`` (and ``"charged"``): the two
     rows of a replacement may fall in both parts of the partition, so both copies pay
-    (ε_bt ≤ ε_in each): ε_in = ε/4, δ_in = δ*/2, and δ(0) = 2δ_1. Either way ε in
+    (ε_bt ≤ ε_in each): ε_in = ε/4, δ_in = δ*/2, and δ(0) = 2·δ_in/4 = δ*/4 (the inner
+    initial copies run at δ_in/4). Either way ε in
     total and δ(0) ≤ δ*/4.
     The selected axis and direction are never released directly.
 
