@@ -113,3 +113,34 @@ def test_overrides_keep_the_analysis_with_less_noise(eps, expected):
         assert q.bt_calibration == expected
         assert q.bt_noise_scale <= s.bt_noise_scale
     assert charged.violations() == []
+
+
+@pytest.mark.parametrize("preset", ["charged", "practical"])
+def test_restart_runs_on_the_m_mediums_nearest_the_boundary(preset):
+    """Issue 26: "charged"/"sharp" restart a halted copy on the m points of D_c nearest
+    its side's boundary (mediums deep inside the target would poison it); "practical"
+    keeps Alg. 5's restart on all of D_c."""
+    rng = np.random.default_rng(0)
+    X = rng.random((3000, 1))
+    clf = RectanglesPERPClassifier(epsilon=20.0, delta=0.05, gamma=1.0, preset=preset,
+                                   slice_size=50, max_hard=400, threshold=30.0,
+                                   first_phase_length=100, classes=[0, 1], random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        clf.fit(X, np.ones(3000, dtype=int))
+    clf.predict(rng.random((10, 1)))
+    run = clf._state.mechanism
+    pending = rng.random(300)
+    for c in (0, 1):
+        run.copies[c].pending = [pending[:100], pending[100:]]
+        side = run.copies[c].side
+        run._reexecute(c)
+        got = run.copies[c].values
+        if preset == "practical":
+            np.testing.assert_array_equal(got, np.sort(pending))
+        else:
+            m = run.q.slice_size
+            ordered = np.sort(pending)
+            want = ordered[:m] if side == 0 else ordered[-m:]  # Left_j: smallest
+            np.testing.assert_array_equal(got, np.sort(want))
+        assert run.copies[c].pending == []
