@@ -66,7 +66,7 @@ class _PERPBase(_PERPScores, QueryBudgetedPredictor):
     _run_class = RectanglesRun
 
     def __init__(self, epsilon: float = 1.0, delta: float = 1e-6, alpha: float = 0.1,
-                 beta: float = 0.05, gamma: float = 0.5, *, preset: str = "practical",
+                 beta: float = 0.05, gamma: float = 0.5, *, preset: str = "charged",
                  slice_size: int | None = None, max_hard: int | None = None,
                  threshold: float | None = None, first_phase_length: int | None = None,
                  budget: PrivacyBudget | None = None,
@@ -155,9 +155,9 @@ class _PERPBase(_PERPScores, QueryBudgetedPredictor):
                 raise ValueError(
                     f"{type(self).__name__}(preset='paper') needs {need:.3g} labelled rows "
                     f"(and phases of {params.first_phase_length:.3g} queries) at these ε, δ, "
-                    f"α, β, γ, d — the paper's constants; got {n}. Use preset='practical' "
-                    "(same mechanisms and privacy proof, smaller utility constants) or see "
-                    "perp_parameters for what each preset needs."
+                    f"α, β, γ, d — the paper's constants; got {n}. Use the default "
+                    "preset='charged' (the same guarantee with a sharper schedule and "
+                    "constants) or see perp_parameters for what each preset needs."
                 )
             warnings.warn(
                 f"{type(self).__name__}: {n} labelled rows are fewer than the {need} the "

@@ -46,7 +46,16 @@ the queries one at a time. ∎
 (ε_plan, δ) is a sound record of the privacy spent, whatever happens later.
 *Proof.* The transcript is an adaptive composition of at most v instances (or one
 Stemmer / charged instance), which the accountant bounds by (ε_plan, δ) whatever the stopping
-point. The number i of instances used is data-dependent, and the optimal
+point. With copies (deepcopy, pickle, other processes on one shared ledger) several BSU
+instances run at once and their queries interleave arbitrarily: a *concurrent*
+composition of at most v interactive (ε_bt, δ_bt)-DP mechanisms on one sample, each with
+its own noise (a copy never reuses another's generator), v enforced through the shared
+ledger's instance cap. Vadhan & Zhang 2023 (STOC: every interactive f-DP mechanism is an
+interactive post-processing of a non-interactive one, so every composition bound for
+non-interactive (ε, δ)-DP mechanisms — the exact optimal one of ``accounting="paper"``,
+the PLD of ``"tight"`` — holds for concurrent composition) and Lyu 2022 (NeurIPS: the
+same for (ε, δ)-DP, optimal, and Rényi DP) make the bound of the sequential plan valid
+for any interleaving. The number i of instances used is data-dependent, and the optimal
 composition bound for a *fixed* i is not an odometer: a filter valid for a
 data-dependent i needs its own analysis (Rogers et al. 2016), which the per-i
 bounds do not provide. Charging ε_plan at the first answer is therefore the
