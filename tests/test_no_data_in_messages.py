@@ -343,3 +343,66 @@ def test_secret_label_without_public_classes_is_never_printed(name, data):
     _assert_silent(texts, _forms(label))
     if raised is not None:
         assert _spent(est) == before
+
+
+# ------------------------------------------------------------------------ sample weights
+WEIGHTED = [n for n in CLASSIFIERS if "sample_weight" in inspect.signature(
+    _class(n).fit).parameters]
+
+
+def test_weighted_estimators_are_found():
+    assert set(WEIGHTED) == {"DPDecisionListClassifier", "GreedyDecisionListClassifier"}
+
+
+@pytest.mark.parametrize("name", WEIGHTED)
+@settings(max_examples=15)
+@given(data=st.data())
+def test_secret_sample_weight_is_never_printed(name, data):
+    X, y = _valid(CASES[name][0])
+    weight = data.draw(_secret_cell(), "weight")
+    w = np.ones(N, dtype=object)
+    w[data.draw(st.integers(0, N - 1), "row")] = weight
+    est = _make(name, **({"classes": [0, 1]} if name in WITH_CLASSES else {}))
+    before = _spent(est)
+    raised, texts = _texts(lambda: est.fit(X, y, sample_weight=w))
+    assert isinstance(raised, ValueError | TypeError), raised
+    assert "sample_weight" in str(raised)
+    _assert_silent(texts, _forms(weight))
+    assert _spent(est) == before
+
+
+# ------------------------------------------------------------------------ the wrapper
+class _Unreadable:
+    """Array-like whose conversion fails with a message quoting a secret: not a known
+    scikit-learn message, so it must be replaced by the generic one."""
+
+    def __len__(self):
+        return N
+
+    def __array__(self, *args, **kwargs):
+        raise ValueError(f"row 3 is {MARK}-alice@example.com")
+
+
+@pytest.mark.parametrize("name", ["DPWinnowClassifier", "PrivatePredictor",
+                                  "DPDecisionListClassifier", "PublicBoundsClipper"])
+def test_unknown_conversion_errors_get_a_generic_message(name):
+    _, y = _valid(CASES[name][0])
+    est = _make(name)
+    raised, texts = _texts(lambda: _fit(est, _Unreadable(), y))
+    assert isinstance(raised, ValueError)
+    assert "is not valid input" in str(raised)
+    _assert_silent(texts, {MARK})
+
+
+@pytest.mark.parametrize(("bad", "match"), [
+    (lambda X: X[:, :2], r"X has 2 features, but \w+ is expecting 3 features as input"),
+    (lambda X: np.where(np.arange(X.size).reshape(X.shape) == 4, np.nan, X), "contains NaN"),
+    (lambda X: X[:0], r"Found array with 0 sample\(s\)"),
+    (lambda X: X[:, :, None], "Found array with dim 3"),
+])
+def test_messages_that_quote_no_value_are_scikit_learns(bad, match):
+    # shapes, counts and NaN are not data values: scikit-learn's own message stays
+    X = _valid("unit")[0]
+    est = _fitted("DPWinnowClassifier", "predict")
+    with pytest.raises(ValueError, match=match):
+        est.predict(bad(X))
