@@ -406,3 +406,43 @@ def test_messages_that_quote_no_value_are_scikit_learns(bad, match):
     est = _fitted("DPWinnowClassifier", "predict")
     with pytest.raises(ValueError, match=match):
         est.predict(bad(X))
+
+
+# ------------------------------------------------------------------------ mechanisms, classes
+def _mechanism_calls():
+    from skdp import mechanisms as m
+    from skdp.hypotheses import Halfspaces, MeanThresholds, RealThresholds, Thresholds
+
+    return {
+        "laplace_mechanism": lambda v: m.laplace_mechanism(v, 1.0, 1.0),
+        "geometric_mechanism": lambda v: m.geometric_mechanism(v, 1.0, 1.0),
+        "report_noisy_max": lambda v: m.report_noisy_max(v, 1.0),
+        "exponential_mechanism": lambda v: m.exponential_mechanism(v, 1.0, 1.0),
+        "AboveThreshold.process": lambda v: m.AboveThreshold(0.5, 1.0).process(v),
+        "Stopper.process": lambda v: m.Stopper(1.0, 1e-6, 5.0).process(v),
+        "BinaryTreeCounter.update": lambda v: m.BinaryTreeCounter(16, 1.0).update(v[1]),
+        "ReorderSliceCompute": lambda v: m.ReorderSliceCompute(v, 1.0, 1e-6, 3),
+        "Thresholds.fit_blocks": lambda v: Thresholds().fit_blocks(
+            np.asarray(v, dtype=object)[:, None], [1, -1, 1], [0, 0, 0], 1),
+        "Thresholds.vote": lambda v: Thresholds().vote(
+            [0.5], np.asarray(v, dtype=object)[:, None]),
+        "Halfspaces.vote": lambda v: Halfspaces().vote(
+            [[1.0, 0.0]], np.asarray(v, dtype=object)[:, None]),
+        "RealThresholds.to_domain": lambda v: RealThresholds((0.0, 1.0), 8).to_domain(
+            np.asarray(v, dtype=object)[:, None]),
+        "MeanThresholds.to_domain": lambda v: MeanThresholds().to_domain(
+            np.asarray(v, dtype=object)[:, None]),
+    }
+
+
+@pytest.mark.parametrize("call", sorted(_mechanism_calls()))
+@settings(max_examples=10)
+@given(cell=_secret_cell())
+def test_mechanisms_and_hypothesis_classes_do_not_print_a_secret(call, cell):
+    # mechanisms take private values directly; numpy's conversion error was their
+    # __cause__ (raise ... from exc)
+    values = np.array([0.25, 0.5, 0.75], dtype=object)
+    values[1] = cell
+    raised, texts = _texts(lambda: _mechanism_calls()[call](values))
+    assert isinstance(raised, ValueError | TypeError), raised
+    _assert_silent(texts, _forms(cell))
