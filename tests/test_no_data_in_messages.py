@@ -446,3 +446,30 @@ def test_mechanisms_and_hypothesis_classes_do_not_print_a_secret(call, cell):
     raised, texts = _texts(lambda: _mechanism_calls()[call](values))
     assert isinstance(raised, ValueError | TypeError), raised
     _assert_silent(texts, _forms(cell))
+
+
+# ------------------------------------------------------------------------ one edge
+_ECHOING = {"validate_data", "check_array", "check_X_y", "_check_sample_weight",
+            "column_or_1d", "_check_y"}
+
+
+def test_estimators_validate_only_through_skdp_input():
+    # scikit-learn's validators echo data in their errors; skdp/_input.py wraps them, and
+    # a new estimator that imports them directly would bypass the wrapper
+    import ast
+    from pathlib import Path
+
+    root = Path(skdp.__file__).parent
+    direct = []
+    for path in sorted(root.rglob("*.py")):
+        if path.name == "_input.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sklearn"):
+                direct += [f"{path.relative_to(root)}: {alias.name}" for alias in node.names
+                           if alias.name in _ECHOING]
+            elif isinstance(node, ast.Attribute) and node.attr in _ECHOING and isinstance(
+                    node.value, ast.Attribute | ast.Name) and "validation" in ast.unparse(
+                    node.value):
+                direct.append(f"{path.relative_to(root)}: {ast.unparse(node)}")
+    assert direct == []
