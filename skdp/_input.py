@@ -118,11 +118,16 @@ def _numeric(dtype: Any) -> bool:
     return dtype is not None and np.dtype(dtype).kind in "biufc"
 
 
-def _chain(exc: BaseException | None) -> list[BaseException]:
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and every exception reachable through ``__cause__`` and ``__context__``
+    (a suppressed context is not printed, but a logger or debugger can still read it)."""
     seen: list[BaseException] = []
-    while exc is not None and not any(exc is s for s in seen):
-        seen.append(exc)
-        exc = exc.__cause__ or exc.__context__
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop()
+        if e is not None and not any(e is s for s in seen):
+            seen.append(e)
+            todo += [e.__cause__, e.__context__]
     return seen
 
 
