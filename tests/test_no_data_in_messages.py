@@ -242,13 +242,18 @@ def _secret_cell(draw):
 
 
 def _with_cell(X, row, col, cell, container):
-    """X with ``cell`` at (row, col), as an object ndarray, a list of rows or a DataFrame."""
+    """X with ``cell`` at (row, col), as an object ndarray, a list of rows or a DataFrame
+    (its column ``col`` of object, pandas string or categorical dtype)."""
     obj = X.astype(object)
     obj[row, col] = cell
     if container == "list":
         return obj.tolist()
-    if container == "frame":
-        return pd.DataFrame(obj, columns=[f"f{j}" for j in range(X.shape[1])])
+    if container.startswith("frame"):
+        frame = pd.DataFrame(obj, columns=[f"f{j}" for j in range(X.shape[1])])
+        dtype = {"frame-string": "string", "frame-category": "category"}.get(container)
+        if dtype is not None:
+            frame[f"f{col}"] = frame[f"f{col}"].astype(dtype)
+        return frame
     return obj
 
 
@@ -261,7 +266,8 @@ def test_secret_cell_of_X_is_never_printed(name, method, data):
     cell = data.draw(_secret_cell(), "cell")
     row = data.draw(st.integers(0, X.shape[0] - 1), "row")
     col = data.draw(st.integers(0, X.shape[1] - 1), "col")
-    container = data.draw(st.sampled_from(["array", "list", "frame"]), "container")
+    container = data.draw(st.sampled_from(["array", "list", "frame", "frame-string",
+                                           "frame-category"]), "container")
     bad = _with_cell(X, row, col, cell, container)
     est, call = _call(name, method, bad, y)
     before = _spent(est)
