@@ -51,8 +51,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from .._input import validate_data
 from .._labels import check_labels_in, resolve_classes
 from ..accounting import PrivacyBudget, PrivacyCost
 from ..base import PrivateEstimatorMixin
