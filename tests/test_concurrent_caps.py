@@ -1,0 +1,240 @@
+"""Every cap a plan was paid for holds under concurrent copies (issue 26, item 2).
+
+Six spawned processes load one pickled fitted object and use it at the same moment
+(a barrier), on a SQLite and on a PostgreSQL ledger; afterwards the ledger is counted.
+The red team's attack on main@0895168: six copies of one
+``PrivatePredictor(calibration="bsu", max_hard_queries=3)`` started up to 7
+BetweenThresholds instances and 6 hard queries, because each copy counted the ledger's
+labels and recorded its step in a separate transaction. Predictors now record every
+capped step with ``cap=`` (check and append in one transaction) before the answer that
+depends on it leaves the call; online learners are refused by their stream's version
+compare-and-swap.
+
+One pool of spawned workers serves the whole module (spawning and importing skdp six
+times costs more than the races themselves).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import pickle
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+import pytest
+from _postgres import PG_PASSWORD
+
+from skdp import PrivacyBudget, StaleStateError
+from skdp.hypotheses import Thresholds
+from skdp.prediction import (
+    DecisionStumpPERPClassifier,
+    PrivatePredictor,
+    QueryBudgetExhaustedError,
+    RectanglesPERPClassifier,
+    SubsampleAggregatePredictor,
+)
+
+N_PROCS = 6
+_BARRIER = None
+
+
+def _init_worker(barrier) -> None:
+    global _BARRIER
+    _BARRIER = barrier
+    warnings.simplefilter("ignore")
+
+
+@pytest.fixture(scope="module")
+def workers():
+    """Six spawned processes (PGPASSWORD set for their libpq) sharing one barrier."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PGPASSWORD", PG_PASSWORD)
+        ctx = mp.get_context("spawn")
+        barrier = ctx.Barrier(N_PROCS)
+        with ProcessPoolExecutor(N_PROCS, mp_context=ctx, initializer=_init_worker,
+                                 initargs=(barrier,)) as pool:
+            yield pool
+
+
+def _race(pool, task, *args) -> list:
+    """Run ``task(*args, worker_index)`` in every worker at once; their results.
+
+    A worker blocked at the barrier never takes a second task, so each of the six
+    tasks runs in its own process."""
+    futures = [pool.submit(task, *args, i) for i in range(N_PROCS)]
+    return [f.result(timeout=300) for f in futures]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path):
+    if request.param == "postgresql":
+        return request.getfixturevalue("postgresql_db_url")
+    return f"sqlite:///{tmp_path / 'ledger.db'}"
+
+
+def _labels(budget: PrivacyBudget, fragment: str) -> list[str]:
+    return [label for *_, label in budget.charges if label and fragment in label]
+
+
+def _ranges(budget: PrivacyBudget, tag: str) -> list[tuple[int, int]]:
+    """The (first, last) query ranges recorded under ``tag``, in ledger order."""
+    out = []
+    for label in _labels(budget, tag):
+        first, last = label.rsplit(tag, 1)[1].split("-")
+        out.append((int(first), int(last)))
+    return out
+
+
+def _assert_tiled(ranges: list[tuple[int, int]], limit: int) -> int:
+    """Recorded ranges are disjoint and consecutive from 1, and end by ``limit``."""
+    end = 0
+    for first, last in ranges:
+        assert first == end + 1 and last >= first, ranges
+        end = last
+    assert end <= limit, ranges
+    return end
+
+
+# ----------------------------------------------------------------- worker tasks
+def _answer_until_refused(blob: bytes, n_queries: int, batch: int, seed: int):
+    """Load a pickled predictor, then answer fresh queries in batches until refused.
+
+    Returns (answers released, refused?, the released scores' first value)."""
+    predictor = pickle.loads(blob)
+    queries = np.random.default_rng(1000 + seed).random((n_queries, predictor.n_features_in_))
+    _BARRIER.wait(timeout=120)
+    released, first = 0, None
+    for start in range(0, n_queries, batch):
+        try:
+            scores = predictor.decision_function(queries[start:start + batch])
+        except QueryBudgetExhaustedError as exc:
+            return released + exc.n_answered, True, first
+        first = float(scores[0]) if first is None else first
+        released += scores.size
+    return released, False, first
+
+
+def _continue_stream(blob: bytes, X, y, seed: int):
+    """Load a pickled mid-stream learner and continue its stream once."""
+    learner = pickle.loads(blob)
+    _BARRIER.wait(timeout=120)
+    try:
+        learner.partial_fit(X, y)
+    except StaleStateError:
+        return "stale"
+    return "continued"
+
+
+# ----------------------------------------------------------------- Yan's predictor
+def _random_labels(n, d=1, seed=0):
+    """Labels independent of X: teacher votes sit near ½, so ⊤ (a hard query) is common
+    and every copy reaches its caps within a few dozen queries."""
+    rng = np.random.default_rng(seed)
+    return rng.random((n, d)), rng.integers(0, 2, n)
+
+
+@pytest.mark.parametrize("calibration", ["bsu", "stemmer", "charged"])
+def test_copies_of_yans_predictor_never_pass_its_caps(workers, store, calibration):
+    cap = 3
+    user = PrivacyBudget(5.0, 1e-5, store=store)
+    clf = PrivatePredictor(Thresholds(), calibration=calibration, max_hard_queries=cap,
+                           budget=user, classes=[0, 1])
+    clf.fit(*_random_labels(20_000))
+    if calibration == "bsu":
+        # Answer until the first hard query here: the plan is reserved and one
+        # instance used, so the copies race for the remaining cap − 1 (the red team's
+        # setting: a predictor in use, copied to six processes).
+        queries = np.random.default_rng(1).random((100, 1))
+        clf.decision_function(queries[:1])
+        for row in queries[1:]:
+            if _labels(clf.budget_, "hard query"):
+                break
+            clf.decision_function(row[None, :])
+    results = _race(workers, _answer_until_refused, pickle.dumps(clf), 400, 8)
+    ledger = clf.budget_
+    instances = _labels(ledger, "BetweenThresholds instance")
+    hard = _labels(ledger, "hard query")
+    # BSU: one instance per hard query, at most cap of them over all copies; Stemmer /
+    # charged: one instance for the predictor's life, so exactly one copy answers.
+    assert len(instances) == (cap if calibration == "bsu" else 1), instances
+    assert len(hard) == cap, hard
+    assert len(_labels(ledger, "reserved the planned run")) == 1
+    assert len(_labels(user, "reserved the planned run")) == 1
+    assert ledger.spent.epsilon <= ledger.epsilon and ledger.spent.delta <= ledger.delta
+    assert user.spent == ledger.spent  # the plan is paid once, in both ledgers
+    assert all(refused for _, refused, _ in results)  # every copy ends at a cap
+    assert ledger.verify() and user.verify()
+
+
+def test_copies_of_the_small_sample_fallback_never_pass_planned_queries(workers, store):
+    planned = 60
+    user = PrivacyBudget(5.0, 1e-5, store=store)
+    clf = PrivatePredictor(Thresholds(), planned_queries=planned, budget=user, classes=[0, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(*_random_labels(50))
+    results = _race(workers, _answer_until_refused, pickle.dumps(clf), planned, 4)
+    ledger = clf.budget_
+    used = _assert_tiled(_ranges(ledger, "fallback queries "), planned)
+    assert sum(n for n, _, _ in results) == used == planned
+    assert len(_labels(ledger, "reserved the subsample-and-aggregate fallback")) == 1
+    assert len(_labels(user, "reserved the subsample-and-aggregate fallback")) == 1
+    assert user.spent == ledger.spent and ledger.spent.epsilon <= ledger.epsilon
+    assert ledger.verify() and user.verify()
+
+
+# ----------------------------------------------------------------- subsample-and-aggregate
+def test_copies_of_subsample_aggregate_never_pass_n_queries(workers, store):
+    n_queries = 60
+    user = PrivacyBudget(5.0, 1e-5, store=store)
+    clf = SubsampleAggregatePredictor(Thresholds(), n_queries=n_queries, budget=user,
+                                      classes=[0, 1])
+    clf.fit(*_random_labels(2_000))
+    results = _race(workers, _answer_until_refused, pickle.dumps(clf), n_queries, 4)
+    ledger = clf.budget_
+    used = _assert_tiled(_ranges(ledger, "queries "), n_queries)
+    assert sum(n for n, _, _ in results) == used == n_queries
+    # The running total telescopes: exactly the composition of n_queries answers.
+    assert ledger.spent.epsilon == pytest.approx(clf._spent_after(n_queries))
+    assert ledger.spent.epsilon <= ledger.epsilon and ledger.spent.delta <= ledger.delta
+    assert user.spent == ledger.spent
+    assert ledger.verify() and user.verify()
+
+
+# ----------------------------------------------------------------- PERP
+_PERP = {"rectangles": RectanglesPERPClassifier, "stump": DecisionStumpPERPClassifier}
+
+
+@pytest.mark.parametrize("name", list(_PERP))
+def test_copies_of_perp_start_one_mechanism(workers, store, name):
+    user = PrivacyBudget(5000.0, 1e-4, store=store)
+    clf = _PERP[name](epsilon=2000.0, gamma=1.0, budget=user, classes=[0, 1])
+    rng = np.random.default_rng(0)
+    X = rng.random((3_000, 2))
+    clf.fit(X, (X[:, 0] > 0.4).astype(int))
+    assert not clf.mechanism_started_
+    results = _race(workers, _answer_until_refused, pickle.dumps(clf), 40, 20)
+    ledger = clf.budget_
+    assert sum(not refused for _, refused, _ in results) == 1  # one copy runs it
+    assert len(_labels(ledger, "initial sample")) == 1
+    assert len(_labels(user, "initial sample")) == 1  # no refused copy paid the user
+    assert ledger.spent.epsilon <= ledger.epsilon
+    assert ledger.verify() and user.verify()
+
+
+@pytest.mark.parametrize("name", list(_PERP))
+def test_copies_of_perp_release_one_majority_label(workers, store, name):
+    user = PrivacyBudget(5000.0, 1e-4, store=store)
+    clf = _PERP[name](epsilon=1.0, budget=user, classes=[0, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(*_random_labels(30, d=2))
+    results = _race(workers, _answer_until_refused, pickle.dumps(clf), 10, 5)
+    assert not any(refused for _, refused, _ in results)  # copies read the released one
+    assert len({first for *_, first in results}) == 1
+    ledger = clf.budget_
+    assert len(_labels(ledger, "majority label")) == 1
+    assert len(_labels(user, "majority label")) == 1
+    assert ledger.spent.epsilon == pytest.approx(1.0) and user.spent == ledger.spent
+    assert ledger.verify() and user.verify()
