@@ -151,7 +151,7 @@ def test_copies_of_yans_predictor_never_pass_its_caps(workers, store, calibratio
             if _labels(clf.budget_, "hard query"):
                 break
             clf.decision_function(row[None, :])
-    results = _race(workers, _answer_until_refused, pickle.dumps(clf), 400, 8)
+    results = _race(workers, _answer_until_refused, pickle.dumps(clf), 3000, 25)
     ledger = clf.budget_
     instances = _labels(ledger, "BetweenThresholds instance")
     hard = _labels(ledger, "hard query")
