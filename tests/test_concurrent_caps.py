@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 from _postgres import PG_PASSWORD
 
+import skdp
 from skdp import PrivacyBudget, StaleStateError
 from skdp.hypotheses import Thresholds
 from skdp.prediction import (
@@ -238,3 +239,51 @@ def test_copies_of_perp_release_one_majority_label(workers, store, name):
     assert len(_labels(user, "majority label")) == 1
     assert ledger.spent.epsilon == pytest.approx(1.0) and user.spent == ledger.spent
     assert ledger.verify() and user.verify()
+
+
+# ----------------------------------------------------------------- online learners
+_ONLINE = ["AdaptivePrivateOnlineClassifier", "BatchSanitizedOnlineClassifier",
+           "DPSOAClassifier", "PrivateExpertsClassifier", "DPWinnowClassifier",
+           "OnlineDecisionListClassifier", "DPDecisionListClassifier"]
+
+
+class _UncheckedDPSOA(skdp.DPSOAClassifier):
+    """Broken twin: continues its stream without the version compare-and-swap."""
+
+    def _before_block(self, n_rows, first_call, from_fit, plan):
+        if first_call:
+            super()._before_block(n_rows, first_call, from_fit, plan)
+
+
+def _stream_race(workers, cls, store):
+    """Race six copies of one pickled mid-stream ``cls``; (results, budget, charges
+    before the race, the original learner, the rest of the stream)."""
+    budget = PrivacyBudget(10.0, 1e-4, store=store)
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1.0, 1.0, (300, 2))
+    y = (X.sum(axis=1) > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = cls(epsilon=2.0, budget=budget, classes=[0, 1])
+        clf.partial_fit(X[:100], y[:100])
+    charges = budget.charges
+    results = _race(workers, _continue_stream, pickle.dumps(clf), X[100:], y[100:])
+    return results, budget, charges, clf, (X[100:], y[100:])
+
+
+def test_a_stream_without_its_compare_and_swap_fails_the_race(workers, tmp_path):
+    results, *_ = _stream_race(workers, _UncheckedDPSOA, f"sqlite:///{tmp_path / 'l.db'}")
+    assert results.count("continued") == N_PROCS  # what the test below must catch
+
+
+@pytest.mark.parametrize("name", _ONLINE)
+def test_copies_of_one_stream_continue_once(workers, store, name):
+    """Six processes continue one pickled mid-stream learner: the stream's version
+    compare-and-swap lets exactly one through, the others are stale, and the stream
+    was charged once."""
+    results, budget, charges, clf, (X, y) = _stream_race(workers, getattr(skdp, name), store)
+    assert sorted(results) == ["continued"] + ["stale"] * (N_PROCS - 1)
+    assert budget.charges == charges and len(charges) == 1
+    with pytest.raises(StaleStateError):  # the original is stale too now
+        clf.partial_fit(X, y)
+    assert budget.verify()
