@@ -287,3 +287,68 @@ def test_copies_of_one_stream_continue_once(workers, store, name):
     with pytest.raises(StaleStateError):  # the original is stale too now
         clf.partial_fit(X, y)
     assert budget.verify()
+
+
+# ----------------------------------------------------------------- one process
+def _answer_until_hard(clf, queries):
+    """Answer rows one at a time until the next hard query is recorded."""
+    before = clf.n_hard_queries_
+    for row in queries:
+        clf.decision_function(row[None, :])
+        if clf.n_hard_queries_ > before:
+            return
+    raise AssertionError("no hard query")
+
+
+def test_a_hard_query_refused_by_its_cap_is_not_released():
+    """When the cap is filled by another copy's record, this copy's ⊤ is refused
+    before it leaves the call: the answers before it are released, the teachers and
+    hard queries stay as they were."""
+    clf = PrivatePredictor(Thresholds(), calibration="stemmer", max_hard_queries=2,
+                           classes=[0, 1]).fit(*_random_labels(20_000))
+    queries = np.random.default_rng(3).random((3000, 1))
+    _answer_until_hard(clf, queries)
+    clf.budget_._charge(0.0, 0.0, "PrivatePredictor: hard query 2 (another copy)")
+    hard_X, hard_y = clf.hard_queries_, clf.hard_labels_
+    with pytest.raises(QueryBudgetExhaustedError, match="all 2 hard queries") as info:
+        clf.decision_function(queries[1000:])
+    assert 0 <= info.value.n_answered < 2000
+    np.testing.assert_array_equal(clf.hard_queries_, hard_X)
+    np.testing.assert_array_equal(clf.hard_labels_, hard_y)
+    assert clf.n_hard_queries_ == 2
+    with pytest.raises(QueryBudgetExhaustedError):  # and it stays refused
+        clf.decision_function(queries[2500:2501])
+
+
+def test_copies_find_the_plan_paid_even_when_a_second_payment_would_not_fit():
+    """The reservation is ≈ ε, so a second payment does not fit: the store refuses it
+    for the budget before it looks at the cap. The copy must read that as "paid",
+    answer, and leave both ledgers with one reservation."""
+    user = PrivacyBudget(5.0, 1e-5)
+    clf = PrivatePredictor(Thresholds(), calibration="bsu", max_hard_queries=3, budget=user,
+                           classes=[0, 1]).fit(*_random_labels(20_000))
+    twin = pickle.loads(pickle.dumps(clf))
+    queries = np.random.default_rng(4).random((3000, 1))
+    clf.decision_function(queries[:1])
+    twin.decision_function(queries[1:2])  # starts instance 2 on the paid plan
+    assert len(_labels(clf.budget_, "BetweenThresholds instance")) == 2
+    for budget in (clf.budget_, user):
+        assert len(_labels(budget, "reserved the planned run")) == 1
+    assert user.spent == clf.budget_.spent
+
+
+def test_a_payment_interrupted_between_the_two_ledgers_is_completed_once():
+    """A copy that paid the user's budget and died before ``budget_`` left the plan
+    half paid; the next copy pays ``budget_`` only."""
+    user = PrivacyBudget(5.0, 1e-5)
+    clf = PrivatePredictor(Thresholds(), planned_queries=10, budget=user, classes=[0, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(*_random_labels(50))
+    what = "reserved the subsample-and-aggregate fallback (10 queries)"
+    tag = f"PrivatePredictor [budget_ {clf.budget_.ledger_id}]: {what}"
+    user._charge(0.5, 1e-6, tag)  # the dead copy's half
+    spent = user.spent
+    clf.decision_function(np.random.default_rng(5).random((3, 1)))
+    assert user.spent == spent and len(_labels(user, what)) == 1
+    assert len(_labels(clf.budget_, what)) == 1 and clf.budget_.spent.epsilon > 0
