@@ -162,7 +162,10 @@ class QueryBudgetedPredictor(PrivateEstimatorMixin, ClassifierMixin, BaseEstimat
 
     Subclasses implement ``_fit_private(X, y_pm)`` (y_pm in {−1, +1}) and
     ``_answer(X)`` (returns ±1 labels or raises :class:`QueryBudgetExhaustedError`
-    with ±1 ``answers``), and charge through :meth:`_pay`.
+    with ±1 ``answers``), and charge through :meth:`_pay` (a plain charge),
+    :meth:`_pay_once` (a one-off step, once over all copies), :meth:`_claim` /
+    :meth:`_mark` (a capped step, paid or free; see :func:`claim_queries` for
+    ranges of answered queries).
     """
 
     _parameter_constraints: dict = {
