@@ -37,6 +37,9 @@ from skdp.prediction import (
 )
 
 N_PROCS = 6
+#: Races per test: a race on main@ad97106 is lost by chance in some rounds (SQLite
+#: serialises writers), so each test races a fresh fitted object this many times.
+ROUNDS = 3
 _BARRIER = None
 
 
@@ -137,6 +140,11 @@ def _random_labels(n, d=1, seed=0):
 
 @pytest.mark.parametrize("calibration", ["bsu", "stemmer", "charged"])
 def test_copies_of_yans_predictor_never_pass_its_caps(workers, store, calibration):
+    for _ in range(ROUNDS):
+        _copies_of_yans_predictor_never_pass_its_caps_once(workers, store, calibration)
+
+
+def _copies_of_yans_predictor_never_pass_its_caps_once(workers, store, calibration):
     cap = 3
     user = PrivacyBudget(5.0, 1e-5, store=store)
     clf = PrivatePredictor(Thresholds(), calibration=calibration, max_hard_queries=cap,
@@ -156,19 +164,27 @@ def test_copies_of_yans_predictor_never_pass_its_caps(workers, store, calibratio
     ledger = clf.budget_
     instances = _labels(ledger, "BetweenThresholds instance")
     hard = _labels(ledger, "hard query")
-    # BSU: one instance per hard query, at most cap of them over all copies; Stemmer /
-    # charged: one instance for the predictor's life, so exactly one copy answers.
+    # BSU: one instance per hard query, at most cap of them over all copies, and six
+    # copies racing for the last two take both; Stemmer / charged: one instance for the
+    # predictor's life, so exactly one copy answers. Hard queries: at most cap (how
+    # many a copy meets is data-dependent: the teachers shrink the hard region).
     assert len(instances) == (cap if calibration == "bsu" else 1), instances
-    assert len(hard) == cap, hard
+    assert len(hard) <= cap, hard
+    if calibration != "bsu":
+        assert sum(n > 0 for n, _, _ in results) == 1
     assert len(_labels(ledger, "reserved the planned run")) == 1
     assert len(_labels(user, "reserved the planned run")) == 1
     assert ledger.spent.epsilon <= ledger.epsilon and ledger.spent.delta <= ledger.delta
     assert user.spent == ledger.spent  # the plan is paid once, in both ledgers
-    assert all(refused for _, refused, _ in results)  # every copy ends at a cap
     assert ledger.verify() and user.verify()
 
 
 def test_copies_of_the_small_sample_fallback_never_pass_planned_queries(workers, store):
+    for _ in range(ROUNDS):
+        _copies_of_the_small_sample_fallback_never_pass_planned_queries_once(workers, store)
+
+
+def _copies_of_the_small_sample_fallback_never_pass_planned_queries_once(workers, store):
     planned = 60
     user = PrivacyBudget(5.0, 1e-5, store=store)
     clf = PrivatePredictor(Thresholds(), planned_queries=planned, budget=user, classes=[0, 1])
@@ -187,6 +203,11 @@ def test_copies_of_the_small_sample_fallback_never_pass_planned_queries(workers,
 
 # ----------------------------------------------------------------- subsample-and-aggregate
 def test_copies_of_subsample_aggregate_never_pass_n_queries(workers, store):
+    for _ in range(ROUNDS):
+        _copies_of_subsample_aggregate_never_pass_n_queries_once(workers, store)
+
+
+def _copies_of_subsample_aggregate_never_pass_n_queries_once(workers, store):
     n_queries = 60
     user = PrivacyBudget(5.0, 1e-5, store=store)
     clf = SubsampleAggregatePredictor(Thresholds(), n_queries=n_queries, budget=user,
@@ -209,6 +230,11 @@ _PERP = {"rectangles": RectanglesPERPClassifier, "stump": DecisionStumpPERPClass
 
 @pytest.mark.parametrize("name", list(_PERP))
 def test_copies_of_perp_start_one_mechanism(workers, store, name):
+    for _ in range(ROUNDS):
+        _copies_of_perp_start_one_mechanism_once(workers, store, name)
+
+
+def _copies_of_perp_start_one_mechanism_once(workers, store, name):
     user = PrivacyBudget(5000.0, 1e-4, store=store)
     clf = _PERP[name](epsilon=2000.0, gamma=1.0, budget=user, classes=[0, 1])
     rng = np.random.default_rng(0)
@@ -226,6 +252,11 @@ def test_copies_of_perp_start_one_mechanism(workers, store, name):
 
 @pytest.mark.parametrize("name", list(_PERP))
 def test_copies_of_perp_release_one_majority_label(workers, store, name):
+    for _ in range(ROUNDS):
+        _copies_of_perp_release_one_majority_label_once(workers, store, name)
+
+
+def _copies_of_perp_release_one_majority_label_once(workers, store, name):
     user = PrivacyBudget(5000.0, 1e-4, store=store)
     clf = _PERP[name](epsilon=1.0, budget=user, classes=[0, 1])
     with warnings.catch_warnings():
@@ -305,9 +336,12 @@ def test_a_hard_query_refused_by_its_cap_is_not_released():
     before it leaves the call: the answers before it are released, the teachers and
     hard queries stay as they were."""
     clf = PrivatePredictor(Thresholds(), calibration="stemmer", max_hard_queries=2,
-                           classes=[0, 1]).fit(*_random_labels(20_000))
+                           random_state=0, classes=[0, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a fixed seed (a test) warns
+        clf.fit(*_random_labels(20_000))
     queries = np.random.default_rng(3).random((3000, 1))
-    _answer_until_hard(clf, queries)
+    _answer_until_hard(clf, queries[:1000])
     clf.budget_._charge(0.0, 0.0, "PrivatePredictor: hard query 2 (another copy)")
     hard_X, hard_y = clf.hard_queries_, clf.hard_labels_
     with pytest.raises(QueryBudgetExhaustedError, match="all 2 hard queries") as info:
