@@ -392,3 +392,16 @@ def test_a_payment_interrupted_between_the_two_ledgers_is_completed_once():
     clf.decision_function(np.random.default_rng(5).random((3, 1)))
     assert user.spent == spent and len(_labels(user, what)) == 1
     assert len(_labels(clf.budget_, what)) == 1 and clf.budget_.spent.epsilon > 0
+
+
+def test_clones_sharing_the_users_budget_each_pay_their_own_plan():
+    """The once-only label in the user's budget names the predictor's own ledger, so
+    two fitted clones on one budget (a search) each pay their plan."""
+    user = PrivacyBudget(5.0, 1e-5)
+    data = _random_labels(20_000)
+    clones = [PrivatePredictor(Thresholds(), calibration="bsu", max_hard_queries=3,
+                               budget=user, classes=[0, 1]).fit(*data) for _ in range(2)]
+    for clf in clones:
+        clf.decision_function(np.random.default_rng(6).random((1, 1)))
+    assert len(_labels(user, "reserved the planned run")) == 2
+    assert user.spent.epsilon == pytest.approx(sum(c.budget_.spent.epsilon for c in clones))
