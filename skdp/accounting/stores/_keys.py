@@ -62,7 +62,7 @@ class LedgerKey(NamedTuple):
 
     def mac(self, *parts: str) -> str:
         """HMAC-SHA256 of the parts (joined by a unit separator), hex."""
-        return hmac.new(self.secret, "\x1f".join(parts).encode(), hashlib.sha256).hexdigest()
+        return hmac.digest(self.secret, "\x1f".join(parts).encode(), "sha256").hex()
 
     def __repr__(self) -> str:  # never the secret
         return f"LedgerKey(key_id={self.key_id!r}, source={self.source!r})"
