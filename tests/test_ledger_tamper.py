@@ -378,3 +378,24 @@ def test_a_ledger_file_others_can_read_is_refused(tmp_path, monkeypatch):
     os.chmod(folder / "ledgers.sqlite", 0o644)
     with pytest.raises(LedgerIntegrityError, match="chmod 600"):
         pickle.dumps(PrivacyBudget(1.0))
+
+
+def test_the_key_file_is_made_private_on_first_use(tmp_path, monkeypatch):
+    from skdp.exceptions import LedgerKeyError
+
+    monkeypatch.delenv("SKDP_LEDGER_KEY")
+    url = f"sqlite:///{tmp_path / 'l.db'}"
+    PrivacyBudget(1.0, store=url, ledger_id="k").spend(0.5)
+    key_file = tmp_path / "private" / "ledger.key"
+    assert stat.S_IMODE(os.stat(key_file).st_mode) == 0o600
+    secret = key_file.read_text().strip()
+    assert len(secret) >= 32
+    assert secret.encode() not in (tmp_path / "l.db").read_bytes()
+    # The same secret through the environment is the same key (how machines share one).
+    monkeypatch.setenv("SKDP_LEDGER_KEY", secret)
+    budget = PrivacyBudget(1.0, store=url, ledger_id="k")
+    budget.spend(0.25)
+    assert budget.verify() and budget.spent.epsilon == 0.75
+    monkeypatch.setenv("SKDP_LEDGER_KEY", "short")
+    with pytest.raises(LedgerKeyError, match="32 characters"):
+        PrivacyBudget(1.0, store=url)
