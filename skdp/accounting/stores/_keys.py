@@ -42,6 +42,9 @@ _MIN_KEY_CHARS = 32
 _POSIX = hasattr(os, "getuid")
 
 
+_HMAC_BASES: dict[bytes, hmac.HMAC] = {}
+
+
 class LedgerKey(NamedTuple):
     """A ledger key: the secret, a public fingerprint of it (``key_id``, safe to store
     and to show) and where it came from (for error messages)."""
@@ -62,7 +65,12 @@ class LedgerKey(NamedTuple):
 
     def mac(self, *parts: str) -> str:
         """HMAC-SHA256 of the parts (joined by a unit separator), hex."""
-        return hmac.digest(self.secret, "\x1f".join(parts).encode(), "sha256").hex()
+        base = _HMAC_BASES.get(self.secret)
+        if base is None:  # the keyed state, once per key: each tag then costs one copy
+            base = _HMAC_BASES[self.secret] = hmac.new(self.secret, digestmod=hashlib.sha256)
+        tag = base.copy()
+        tag.update("\x1f".join(parts).encode())
+        return tag.hexdigest()
 
     def __repr__(self) -> str:  # never the secret
         return f"LedgerKey(key_id={self.key_id!r}, source={self.source!r})"
