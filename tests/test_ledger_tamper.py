@@ -331,6 +331,25 @@ def test_the_store_works_with_a_schema_it_cannot_create(postgresql_server):
         postgresql_server.drop_database(bare)
 
 
+def test_a_role_that_owns_the_tables_is_warned(postgresql_server):
+    """The store still works for a role that may create (and so owns) the tables, but it
+    says which rights that role keeps and how to take them away."""
+    from psycopg import sql
+
+    from skdp import PrivacyWarning
+
+    name = f"skdp_own_{uuid.uuid4().hex[:8]}"
+    with postgresql_server._admin() as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {} OWNER skdp").format(sql.Identifier(name)))
+    try:
+        with pytest.warns(PrivacyWarning, match="owns its tables"):
+            budget = PrivacyBudget(1.0, store=postgresql_server.url_for(name))
+        budget.spend(0.5)
+        assert budget.verify()
+    finally:
+        postgresql_server.drop_database(name)
+
+
 # ------------------------------------------------------------ item 5: the directory
 def test_memory_ledgers_move_to_a_private_per_user_directory(tmp_path, monkeypatch):
     """ad97106: a predictable folder under /tmp, created with exist_ok and files 0644."""

@@ -23,12 +23,13 @@ address, a repr, a log line or an error message.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from ...exceptions import LedgerIntegrityError
+from ...exceptions import LedgerIntegrityError, PrivacyWarning
 from ._sql import SCHEMA, TABLES, SQLStore
 
 __all__ = ["PostgreSQLStore", "parse_conninfo", "redact_url", "schema_sql"]
@@ -171,6 +172,18 @@ class PostgreSQLStore(SQLStore):
         self._portable_url = _canonical(params, None)
         self._open_schema(_TRIGGER, lock=[("SELECT pg_advisory_xact_lock(?)",
                                            (_SCHEMA_LOCK_KEY,))])
+        with self._transaction() as execute:
+            owns = execute("SELECT pg_has_role(current_user, tableowner, 'USAGE') FROM "
+                           "pg_tables WHERE tablename = 'skdp_charges' AND schemaname = "
+                           "ANY (current_schemas(false))").fetchone()
+        if owns is not None and owns[0]:
+            warnings.warn(PrivacyWarning(
+                f"the role of the ledger store {self.url} owns its tables, so it can delete, "
+                "truncate or alter them and disable their append-only trigger. The keyed "
+                "chain and this machine's rollback witness still detect what they can; to "
+                "take those rights away, have an owner role create the tables and connect "
+                "as a role with only the grants of "
+                "skdp.accounting.stores.postgresql.schema_sql('<role>')."), stacklevel=2)
 
     def _create_schema(self, execute: Callable[..., Any], statements: tuple[str, ...]) -> None:
         import psycopg
