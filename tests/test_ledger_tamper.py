@@ -300,6 +300,41 @@ def test_a_reset_stream_version_is_refused(store):
         backend.charge(budget.ledger_id, 0.1, 0.0, "stale", stream=(stream_id, 0))
 
 
+_CONTINUE = """
+import pickle, sys
+import numpy as np
+clf = pickle.load(open(sys.argv[1], "rb"))
+X = np.random.default_rng(5).choice([-1.0, 1.0], size=(100, 4))
+clf.partial_fit(X, (X[:, 0] > 0).astype(int))
+print("continued")
+"""
+
+
+def test_a_stale_pickle_is_refused_after_its_stream_record_is_reset(tmp_path, _private_dir):
+    """The attack end to end: a learner's pickle, the original continued, the stream row
+    put back as it was when the pickle was made, the pickle loaded by a new process."""
+    import numpy as np
+
+    from skdp import DPWinnowClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.choice([-1.0, 1.0], size=(400, 4))
+    y = (X[:, 0] > 0).astype(int)
+    clf = DPWinnowClassifier(epsilon=4.0, delta=1e-6, margin=1.0, classes=[0, 1],
+                             n_rounds=10_000, random_state=0).partial_fit(X, y)
+    path = tmp_path / "winnow.pkl"
+    path.write_bytes(pickle.dumps(clf))  # its ledger moves to the private directory
+    url = f"sqlite:///{_private_dir / 'ledgers.sqlite'}"
+    old = _sql(url, "SELECT * FROM skdp_streams", fetch=True)
+    clf.partial_fit(X[:100], y[:100])  # the original continues the stream
+    values = ", ".join("(" + ", ".join(repr(v) if isinstance(v, str) else str(v) for v in row)
+                       + ")" for row in old)
+    _sql(url, "DELETE FROM skdp_streams", f"INSERT INTO skdp_streams VALUES {values}")
+    done = subprocess.run([sys.executable, "-c", _CONTINUE, str(path)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode != 0 and "reset" in done.stderr, done.stdout
+
+
 def test_another_machines_key_is_refused_not_chained_afresh(postgresql_db_url):
     """Every machine sharing a PostgreSQL ledger needs the same key: a wrong one is a
     clear error, and nothing is created or spent."""
