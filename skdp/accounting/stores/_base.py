@@ -319,7 +319,8 @@ class LedgerStore:
 
     def import_ledger(self, ledger_id: str, epsilon: float, delta: float, charges: Sequence[Charge],
                       streams: Mapping[str, int]) -> None:  # pragma: no cover
-        """Copy a ledger, its charges (chain intact) and its streams into this store.
+        """Copy a ledger, its charges (verified by the caller; chained again under this
+        store's key) and its streams into this store.
 
         Shared stores only: they are where a ``memory`` ledger moves when pickled."""
         raise NotImplementedError

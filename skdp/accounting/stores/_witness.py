@@ -65,6 +65,11 @@ class Witness:
         self._streams: dict[tuple[str, str], int] = {}
         self._read: set[tuple[str, str, str]] = set()  # rows already merged from the file
         self._conn: tuple[int, str, sqlite3.Connection] | None = None
+        if hasattr(os, "register_at_fork"):  # a lock held by another thread at fork
+            os.register_at_fork(after_in_child=self._after_fork)
+
+    def _after_fork(self) -> None:
+        self._lock = threading.Lock()  # what it knows stays true in the child
 
     # ------------------------------------------------------------------ the file
     def _db(self) -> tuple[sqlite3.Connection, LedgerKey]:
