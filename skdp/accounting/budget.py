@@ -63,7 +63,11 @@ class PrivacyBudget:
         SQLite file when pickled), ``"sqlite:///path/to/ledger.db"`` (processes of one
         machine) or ``"postgresql://user@host/db"`` (processes on many machines; needs
         ``pip install "skdp[postgresql]"``; pass the password through libpq's
-        ``PGPASSWORD`` or ``~/.pgpass`` so that pickles never carry it).
+        ``PGPASSWORD`` or ``~/.pgpass`` so that pickles never carry it). The shared
+        stores seal every ledger with the ledger key (``$SKDP_LEDGER_KEY``, else a key
+        file made in this user's private ledger directory): every machine charging one
+        ``postgresql://`` ledger needs the same key. See the user guide's "The
+        ledger's threat model".
     ledger_id : str, optional
         Name of the ledger. If a ledger of that name exists in ``store`` with the same
         totals, this handle attaches to it (how processes on several machines share one
