@@ -348,12 +348,14 @@ class SQLStore(LedgerStore):
             totals, last, problem = self._head(execute, ledger_id)
             if problem is not None:
                 raise integrity_error(ledger_id, problem)
-            check_fits(totals, last, epsilon, delta, label)
+            # The cap first: a step whose cap is full is refused as such (CapReachedError)
+            # whether or not its cost would still fit.
             if cap is not None:
                 count = execute("SELECT COUNT(*) FROM skdp_charges WHERE ledger_id = ? "
                                 "AND substr(label, 1, ?) = ?",
                                 (ledger_id, len(cap[0]), cap[0])).fetchone()[0]
                 check_cap(cap, int(count), label)
+            check_fits(totals, last, epsilon, delta, label)
             if stream is not None:
                 self._cas(execute, stream[0], stream[1], label)
             new = next_charge(ledger_key(), ledger_id, totals, last, epsilon, delta, label)

@@ -170,9 +170,9 @@ class MemoryStore(LedgerStore):
             # Memory cannot be edited from outside the process, so the chain is not
             # re-checked here (it is on promotion and by verify()).
             last = self._last(ledger)
-            check_fits(ledger.totals, last, epsilon, delta, label)
-            if cap is not None:
+            if cap is not None:  # first, as in the SQL stores
                 check_cap(cap, sum(c.label.startswith(cap[0]) for c in ledger.charges), label)
+            check_fits(ledger.totals, last, epsilon, delta, label)
             if stream is not None:
                 self._cas(stream[0], stream[1], label)
             ledger.charges.append(next_charge(self._key, ledger_id, ledger.totals, last,
