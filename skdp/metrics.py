@@ -110,7 +110,7 @@ def _cell_counts(metric: str, y_true: NDArray[Any], y_pred: NDArray[Any],
 def _scores_from_noisy(metric: str, noisy: NDArray[np.int64]) -> NDArray[np.float64]:
     """Scores from noisy cell vectors (last axis), post-processing only."""
     pairs = np.maximum(np.asarray(noisy, dtype=np.float64), 0.0)
-    pairs = pairs.reshape(pairs.shape[:-1] + (-1, 2))
+    pairs = pairs.reshape((*pairs.shape[:-1], -1, 2))
     rates = pairs[..., 0] / np.maximum(pairs[..., 0] + pairs[..., 1], 1.0)
     return rates.mean(axis=-1)  # one pair for accuracy; the mean over classes otherwise
 
