@@ -222,3 +222,17 @@ def test_a_search_the_budget_cannot_score_stops_unpaid():
     with pytest.raises(BudgetExhaustedError):
         search.fit(X, y)
     assert budget.spent.epsilon <= 4.5
+
+
+def test_the_readme_search_spends_exactly_its_documented_cost():
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S)
+                 if "make_private_scorer" in b)
+    namespace = {}
+    exec(compile(block, "README.md", "exec"), namespace)
+    fits = 7 * 0.5  # 2 candidates x 3 folds + the refit
+    scores = namespace["scorer"].cost(n_candidates=2, cv=3).epsilon
+    assert namespace["budget"].spent.epsilon == fits + scores == 5.0
