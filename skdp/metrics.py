@@ -80,7 +80,7 @@ from numpy.typing import NDArray
 
 from .accounting import PrivacyBudget, PrivacyCost
 from .exceptions import PrivacyParameterError
-from .mechanisms.laplace import geometric_mechanism
+from .mechanisms.laplace import _rational_scale, geometric_mechanism
 
 __all__ = ["PrivateScorer", "make_private_scorer"]
 
@@ -147,6 +147,36 @@ def _n_splits(cv: Any) -> int:
     return n
 
 
+def _check_params(metric: Any, epsilon: Any, budget: Any,
+                  classes: Any) -> tuple[str, float, NDArray[Any] | None]:
+    """The scorer's parameters, checked before anything is spent (no data involved)."""
+    if metric not in _METRICS:
+        raise ValueError(f"metric must be one of {_METRICS}; got {metric!r}.")
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not (
+            np.isfinite(epsilon) and epsilon > 0):
+        raise PrivacyParameterError(f"epsilon must be a finite number > 0; got {epsilon!r}.")
+    try:  # the sampler's own limit, checked now: after the charge it would waste ε
+        _rational_scale(_SENSITIVITY / float(epsilon))
+    except ValueError:
+        raise PrivacyParameterError(
+            f"epsilon={float(epsilon):g} is below what the exact discrete Laplace sampler "
+            f"takes (noise scale {_SENSITIVITY}/ε must be at most 2**30).") from None
+    if not isinstance(budget, PrivacyBudget):
+        raise PrivacyParameterError(
+            "make_private_scorer needs budget=PrivacyBudget(...): every score is a release "
+            f"and must be charged; got a {type(budget).__name__}.")
+    if metric == "balanced_accuracy":
+        if classes is None:
+            raise ValueError("balanced_accuracy needs the public label set classes=[...]: "
+                             "read from the validation labels it would be private.")
+        classes = np.asarray(classes)
+        if classes.ndim != 1 or classes.size < 1 or np.unique(classes).size != classes.size:
+            raise ValueError("classes must be a 1-d list of distinct labels.")
+    elif classes is not None:
+        classes = np.asarray(classes)
+    return metric, float(epsilon), classes
+
+
 class PrivateScorer:
     """A scikit-learn scorer whose every call is a paid, differentially private release.
 
@@ -174,10 +204,10 @@ class PrivateScorer:
 
     def __init__(self, metric: str, epsilon: float, budget: PrivacyBudget,
                  classes: Any = None) -> None:
-        self.metric = metric
-        self.epsilon = epsilon
+        # Validated here, not at the first call: bad input must fail before any spend.
+        self.metric, self.epsilon, self.classes = _check_params(metric, epsilon, budget,
+                                                                classes)
         self.budget = budget
-        self.classes = classes
 
     @property
     def label(self) -> str:
@@ -303,22 +333,4 @@ def make_private_scorer(metric: str, *, epsilon: float, budget: PrivacyBudget,
     >>> budget.spent.epsilon                        # + 7 fits x 0.5 (6 folds + refit)
     6.5
     """
-    if metric not in _METRICS:
-        raise ValueError(f"metric must be one of {_METRICS}; got {metric!r}.")
-    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not (
-            np.isfinite(epsilon) and epsilon > 0):
-        raise PrivacyParameterError(f"epsilon must be a finite number > 0; got {epsilon!r}.")
-    if not isinstance(budget, PrivacyBudget):
-        raise PrivacyParameterError(
-            "make_private_scorer needs budget=PrivacyBudget(...): every score is a release "
-            f"and must be charged; got a {type(budget).__name__}.")
-    if metric == "balanced_accuracy":
-        if classes is None:
-            raise ValueError("balanced_accuracy needs the public label set classes=[...]: "
-                             "read from the validation labels it would be private.")
-        classes = np.asarray(classes)
-        if classes.ndim != 1 or classes.size < 1 or np.unique(classes).size != classes.size:
-            raise ValueError("classes must be a 1-d list of distinct labels.")
-    elif classes is not None:
-        classes = np.asarray(classes)
-    return PrivateScorer(metric, float(epsilon), budget, classes)
+    return PrivateScorer(metric, epsilon, budget, classes)

@@ -25,7 +25,7 @@ from skdp import (
     PrivacyBudget,
     PrivacyParameterError,
 )
-from skdp.metrics import make_private_scorer
+from skdp.metrics import PrivateScorer, make_private_scorer
 
 rng = np.random.default_rng(0)
 X = rng.integers(0, 2, size=(300, 8))
@@ -50,7 +50,7 @@ def _score_charges(budget):
 
 
 @given(st.one_of(st.floats(max_value=0.0), st.just(float("nan")), st.just(float("inf")),
-                 st.booleans(), st.text(max_size=3), st.none()))
+                 st.booleans(), st.text(max_size=3), st.none(), st.just(1e-12)))
 def test_bad_epsilon_is_refused_before_any_spend(epsilon):
     budget = PrivacyBudget(10.0)
     with pytest.raises(PrivacyParameterError, match="epsilon"):
@@ -62,6 +62,8 @@ def test_bad_epsilon_is_refused_before_any_spend(epsilon):
 def test_a_missing_budget_is_refused(budget):
     with pytest.raises(PrivacyParameterError, match="budget=PrivacyBudget"):
         make_private_scorer("accuracy", epsilon=1.0, budget=budget)
+    with pytest.raises(PrivacyParameterError, match="budget=PrivacyBudget"):
+        PrivateScorer("accuracy", 1.0, budget)  # the class checks too
 
 
 @pytest.mark.parametrize("metric", ["roc_auc", "f1", "Accuracy", None])
@@ -102,6 +104,14 @@ def test_without_noise_the_cells_give_sklearns_score(metric, sk):
     cells = metrics._cell_counts(metric, y_true, y_pred, np.arange(3))
     assert cells.sum() == 50
     assert metrics._scores_from_noisy(metric, cells) == pytest.approx(sk(y_true, y_pred))
+
+
+@given(st.lists(st.integers(-10**6, 10**6), min_size=2, max_size=12).filter(
+    lambda v: len(v) % 2 == 0))
+def test_any_noisy_cells_give_a_score_in_the_unit_interval(noisy):
+    for metric in ("accuracy", "balanced_accuracy") if len(noisy) > 2 else ("accuracy",):
+        cells = np.array(noisy if metric == "balanced_accuracy" else noisy[:2])
+        assert 0.0 <= metrics._scores_from_noisy(metric, cells) <= 1.0
 
 
 def test_the_score_never_uses_the_exact_fold_size():
