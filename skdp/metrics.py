@@ -78,6 +78,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ._validation import check_epsilon
 from .accounting import PrivacyBudget, PrivacyCost
 from .exceptions import PrivacyParameterError
 from .mechanisms.laplace import _rational_scale, geometric_mechanism
@@ -152,14 +153,12 @@ def _check_params(metric: Any, epsilon: Any, budget: Any,
     """The scorer's parameters, checked before anything is spent (no data involved)."""
     if metric not in _METRICS:
         raise ValueError(f"metric must be one of {_METRICS}; got {metric!r}.")
-    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not (
-            np.isfinite(epsilon) and epsilon > 0):
-        raise PrivacyParameterError(f"epsilon must be a finite number > 0; got {epsilon!r}.")
+    epsilon = check_epsilon(epsilon)
     try:  # the sampler's own limit, checked now: after the charge it would waste ε
-        _rational_scale(_SENSITIVITY / float(epsilon))
+        _rational_scale(_SENSITIVITY / epsilon)
     except ValueError:
         raise PrivacyParameterError(
-            f"epsilon={float(epsilon):g} is below what the exact discrete Laplace sampler "
+            f"epsilon={epsilon:g} is below what the exact discrete Laplace sampler "
             f"takes (noise scale {_SENSITIVITY}/ε must be at most 2**30).") from None
     if not isinstance(budget, PrivacyBudget):
         raise PrivacyParameterError(
@@ -174,7 +173,7 @@ def _check_params(metric: Any, epsilon: Any, budget: Any,
             raise ValueError("classes must be a 1-d list of distinct labels.")
     elif classes is not None:
         classes = np.asarray(classes)
-    return metric, float(epsilon), classes
+    return metric, epsilon, classes
 
 
 class PrivateScorer:
