@@ -74,7 +74,7 @@ def _leaves(clf, X, y, w=None):
         except _Branch as branch:
             for index, lp in enumerate(branch.log_probs):
                 if lp > -80:  # below e⁻⁸⁰ a branch cannot matter at any δ used here
-                    stack.append((path + (index,), log_p + lp))
+                    stack.append(((*path, index), log_p + lp))
             continue
         leaves[path] = (log_p, released["rows"], released["eps"])
     return leaves
