@@ -1,8 +1,9 @@
-"""Exact privacy loss of BetweenThresholds and its half-noise twins (issue 26, item 9).
+"""Exact privacy loss of BetweenThresholds, AboveThreshold and the Stopper, and their
+half-noise twins (issue 26, item 9).
 
 Sampling reaches ε ≥ 3.23 on the charged calibration's half-noise twin at k = 30
 (claim 4, ``test_charged_between_thresholds_audit.py``), although the twin really
-violates it: the exact computation of ``_exact_between_thresholds.py`` on a
+violates it: the exact computation of ``_exact_thresholds.py`` on a
 stationary design (every query at x under D, x + 1 under D′) gives the twin ε = 4.84
 at δ = 0.05, and the honest mechanism 1.66 on the same and on its own worst design.
 The designs were found by ``benchmarks/audit_power.py``'s search (which prints them);
@@ -18,16 +19,20 @@ both facts, so a recalibration that eats the slack shows up.
 
 import numpy as np
 import pytest
-from _exact_between_thresholds import (
+from _exact_thresholds import (
     _count_terms,
     calibrated,
+    halting_log_probs,
     stationary_epsilon,
     transcript_log_probs,
 )
 from scipy.stats import chisquare
 
+from skdp.audit import exact_epsilon
+from skdp.mechanisms import AboveThreshold
 from skdp.mechanisms._charged_calibration import charged_noise_scale
 from skdp.mechanisms.between_thresholds import HARD, HIGH, LOW, BetweenThresholds
+from skdp.mechanisms.stopper import Stopper
 
 # The charged design of test_charged_between_thresholds_audit.py: ε = 4, δ = 0.05, k = 30,
 # gap 3b. Queries: 100 (the value saturates from ≈ 90 on: the run has halted).
@@ -95,3 +100,64 @@ def test_published_calibrations_have_more_than_twofold_slack(calibration, eps, n
             assert value <= high, (factor, value)
     # the quarter-noise twin is a violation; the honest one is well inside the claim
     assert bounds[0.25][0] > eps and bounds[1.0][1] <= eps
+
+
+# -- one-⊤ threshold tests: AboveThreshold (c = 1) and the Stopper ----------------------
+def _svt_scales(cls, **params):
+    probe = cls(0.0, 1.0, **params) if cls is AboveThreshold else None
+    return probe._query_noise_scale, probe._threshold_noise_scale
+
+
+def svt_pinning_epsilon(factor, pins=50):
+    """AboveThreshold (ε = 1, c = 1): D = (0^pins, 1), D′ = (1^pins, 0): the pins fix the
+    noisy threshold, then one query moves by 1 the other way — ε/2 + ε/2, the full loss."""
+    b, tb = _svt_scales(AboveThreshold)
+    d0 = np.r_[np.zeros(pins), 1.0]
+    return exact_epsilon(halting_log_probs(d0, 0.0, b * factor, tb * factor),
+                         halting_log_probs(1.0 - d0, 0.0, b * factor, tb * factor))
+
+
+def test_transcript_model_of_above_threshold_is_the_mechanism():
+    d0 = np.r_[np.zeros(4), 1.0]
+    b, tb = _svt_scales(AboveThreshold)
+    answers = AboveThreshold.simulate(d0, 100_000, 0.0, 1.0, random_state=3)
+    fired = answers == 1
+    index = np.where(fired.any(1), fired.argmax(1), d0.size)
+    expected = np.exp(halting_log_probs(d0, 0.0, b, tb)) * index.size
+    assert chisquare(np.bincount(index, minlength=d0.size + 1), expected).pvalue > 1e-6
+
+
+def test_above_threshold_is_tight_and_its_half_noise_twin_doubles():
+    honest, twin = svt_pinning_epsilon(1.0), svt_pinning_epsilon(0.5)
+    assert 0.99 < honest <= 1.0 + 1e-6, honest  # computed 1.0000 (ε = 1: the proof is tight)
+    assert twin > 1.0, twin  # computed 2.00
+
+
+STOP_EPS, STOP_DELTA, STOP_T = 1.0, 1e-3, 20  # the design of test_stopper_audit.py
+STOP_INCREMENTS = np.r_[np.zeros(100), 2.0]
+
+
+def stopper_epsilon(calibration, factor):
+    """The Stopper audit's design (count t − 3 vs t − 2, 100 queries, then +2), exactly."""
+    stopper = Stopper(STOP_EPS, STOP_DELTA, STOP_T, calibration=calibration)
+    b, tb = stopper._query_noise_scale * factor, stopper._threshold_noise_scale * factor
+    counts = np.cumsum(STOP_INCREMENTS)
+    delta = STOP_DELTA if calibration == "stemmer" else 0.0
+    return exact_epsilon(halting_log_probs(STOP_T - 3 + counts, STOP_T, b, tb),
+                         halting_log_probs(STOP_T - 2 + counts, STOP_T, b, tb), delta)
+
+
+@pytest.mark.parametrize(("calibration", "bounds"), [
+    ("stemmer", {1.0: 0.06, 0.5: 0.14, 0.125: 0.75}),  # computed 0.050 / 0.130 / 0.741
+    ("svt", {1.0: 0.51, 0.5: 0.98, 0.25: None}),  # computed 0.500 / 0.977 / 1.71
+])
+def test_stopper_calibrations_have_more_than_twofold_slack(calibration, bounds):
+    """Neither Stopper's half-noise twin exceeds ε = 1 on the audit's design (Stemmer's
+    Thm 4.2 noise 8·ln(2/δ)/ε has ≈ 16× slack here; the monotone svt analysis 2×);
+    the svt quarter-noise twin does (1.71)."""
+    for factor, high in bounds.items():
+        value = stopper_epsilon(calibration, factor)
+        if high is None:
+            assert value > STOP_EPS, value
+        else:
+            assert value <= min(high, STOP_EPS), (factor, value)

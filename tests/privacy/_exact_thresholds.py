@@ -96,3 +96,23 @@ def calibrated(calibration, epsilon, delta, gap=None, **params):
     gap = probe.min_gap if gap is None else gap
     probe = BetweenThresholds(0.0, gap, epsilon, delta, calibration=calibration, **params)
     return probe._query_noise_scale, probe._threshold_noise_scale, gap, probe.max_hard
+
+
+def halting_log_probs(values, threshold, b, threshold_scale=0.0, grid=4001):
+    """Log-probability of each halting index of a one-⊤ threshold test (AboveThreshold
+    with c = 1, Stopper): query i is ⊤ when values[i] + Lap(b) ≥ threshold + Lap(
+    threshold_scale); index len(values) means "never halted". Any value sequence (not
+    only stationary); the threshold noise, shared by all queries, is integrated on a grid."""
+    values = np.asarray(values, dtype=float)
+    if threshold_scale == 0:
+        mu, log_w = np.zeros(1), np.zeros(1)
+    else:
+        mu = np.linspace(-40 * threshold_scale, 40 * threshold_scale, grid)
+        log_w = -np.abs(mu) / threshold_scale
+        log_w -= logsumexp(log_w)
+    below = _laplace_cdf((threshold + mu[None, :] - values[:, None]) / b)  # (n, grid)
+    with np.errstate(divide="ignore"):
+        log_below, log_above = np.log(below), np.log1p(-below)
+    before = np.vstack([np.zeros((1, mu.size)), np.cumsum(log_below, axis=0)])
+    terms = np.vstack([before[:-1] + log_above, before[-1:]])
+    return logsumexp(terms + log_w, axis=1)
