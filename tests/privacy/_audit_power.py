@@ -156,8 +156,10 @@ def _sampled_mechanisms():
 
 
 def _sampled_estimators():
+    import test_charged_between_thresholds_audit as charged
     import test_decision_list_proba_audit as proba
     import test_dp_soa_competitor_audit as soa
+    import test_subsample_aggregate_audit as sa
 
     from skdp.audit import audit_mechanism
 
@@ -172,7 +174,26 @@ def _sampled_estimators():
             (soa.LEAD, soa.EVEN), n_samples=8000, events=[lambda out: out == soa.ROUNDS],
             alpha=soa.ALPHA, delta=1e-6, random_state=1))
 
+    def charged_audit(cls, factor):
+        return _lb(charged._bt_audit(cls, factor))
+
     return [
+        Row("BetweenThresholds, charged (k = 30, gap 3b)", charged.EPS, charged.DELTA,
+            "sampled", "A/B design, LLR statistic, 20,000 runs",
+            lambda: charged_audit(charged.BetweenThresholds, 1.0),
+            "half the noise (sampling cannot reach it: exact row above)",
+            lambda: charged_audit(charged.HalfNoise, 0.5),
+            "test_charged_between_thresholds_audit.py"),
+        Row("BetweenThresholds, charged (k = 30, gap 3b)", charged.EPS, charged.DELTA,
+            "sampled", "as above", None, "a third of the noise (3×)",
+            lambda: charged_audit(charged.ThirdNoise, 1 / 3),
+            "test_charged_between_thresholds_audit.py"),
+        Row("subsample-and-aggregate scores", sa.EPSILON, sa.DELTA, "sampled",
+            "one teacher's vote flips, 2 released counts, 1000 / 1200 fits",
+            lambda: _lb(sa._audit(sa.SubsampleAggregatePredictor, 1000, 300, 1)),
+            "half the count noise",
+            lambda: _lb(sa._audit(sa.HalfNoiseAggregate, 1200, 400, 4)),
+            "test_subsample_aggregate_audit.py"),
         Row("DP decision list: released (rule × class) counts", proba.EPS_H, 0.0, "sampled",
             "one added row in the default cell, 6000 fits", lambda: proba_audit(None),
             "half the count noise", lambda: proba_audit(proba._HalfScale),
@@ -208,8 +229,6 @@ NOT_YET = [
         ("PrivatePredictor (bsu / stemmer / charged)",
          "no 2× twin yet (noiseless twin caught); its BetweenThresholds: rows above",
          "test_prediction_audit.py"),
-        ("subsample-and-aggregate scores", "no 2× twin yet (exact-count twin caught)",
-         "test_subsample_aggregate_audit.py"),
         ("DP-Winnow, practical (sparse vector) / predict_proba",
          "no 2× twin yet: its sampled design realises 2η of the 4η bound (scheduled: above)",
          "test_winnow_audit.py, test_winnow_proba_audit.py"),
