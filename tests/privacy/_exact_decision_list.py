@@ -15,7 +15,8 @@ without noise. The probabilities then come from the mechanisms' own definitions:
 softmax of score/scale with the real ``_selection_scale``, and the two-sided
 geometric law of the rational scale ``discrete_laplace`` actually uses.
 
-The output compared is the whole release (selections and the full noisy matrix),
+The output compared is the whole release (selections and the full noisy matrix; the
+selected label of a rule is part of it, since ``predict_proba``'s prior marks it),
 grouped exactly: cells equal under D and D′ contribute the same factor to both sides
 and are left out; a cell that differs is enumerated over a range holding all but
 ≈ 10⁻¹⁶ of its mass (which can only understate ε).
@@ -106,9 +107,9 @@ def exact_release_epsilon(clf, d0, d1, delta=0.0):
             log_p.append(lp)
             log_q.append(lq)
             continue
-        # every value the moved cells can take, within 40/rate of both centres
-        spread = int(40 * _rational_scale(eps[1] / eps[0])[0]
-                     / _rational_scale(eps[1] / eps[0])[1]) + 2
+        # every value the moved cells can take, within 40 noise scales of both centres
+        t, s = _rational_scale(eps[1] / eps[0])
+        spread = int(40 * t / s) + 2
         grids = [np.arange(min(a, b) - spread, max(a, b) + spread + 1)
                  for a, b in zip(rows0.ravel()[moved], rows1.ravel()[moved], strict=True)]
         mesh = np.meshgrid(*grids, indexing="ij")

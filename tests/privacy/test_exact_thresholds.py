@@ -106,15 +106,15 @@ def test_published_calibrations_have_more_than_twofold_slack(calibration, eps, n
 
 
 # -- one-⊤ threshold tests: AboveThreshold (c = 1) and the Stopper ----------------------
-def _svt_scales(cls, **params):
-    probe = cls(0.0, 1.0, **params) if cls is AboveThreshold else None
+def _svt_scales():
+    probe = AboveThreshold(0.0, 1.0)  # ε = 1, c = 1: the scales the audit's claim is for
     return probe._query_noise_scale, probe._threshold_noise_scale
 
 
 def svt_pinning_epsilon(factor, pins=50):
     """AboveThreshold (ε = 1, c = 1): D = (0^pins, 1), D′ = (1^pins, 0): the pins fix the
     noisy threshold, then one query moves by 1 the other way — ε/2 + ε/2, the full loss."""
-    b, tb = _svt_scales(AboveThreshold)
+    b, tb = _svt_scales()
     d0 = np.r_[np.zeros(pins), 1.0]
     return exact_epsilon(halting_log_probs(d0, 0.0, b * factor, tb * factor),
                          halting_log_probs(1.0 - d0, 0.0, b * factor, tb * factor))
@@ -122,7 +122,7 @@ def svt_pinning_epsilon(factor, pins=50):
 
 def test_transcript_model_of_above_threshold_is_the_mechanism():
     d0 = np.r_[np.zeros(4), 1.0]
-    b, tb = _svt_scales(AboveThreshold)
+    b, tb = _svt_scales()
     answers = AboveThreshold.simulate(d0, 100_000, 0.0, 1.0, random_state=3)
     fired = answers == 1
     index = np.where(fired.any(1), fired.argmax(1), d0.size)
