@@ -102,11 +102,17 @@ def _exact_decision_lists():
 
 def _exact_online():
     import test_consistent_release_audit as lwy
+    import test_hist_sparse_audit as hs
     import test_winnow_scheduled_audit as win
 
     from skdp.linear import DPWinnowClassifier
 
     return [
+        Row("HistSparse (Golowich & Livni Alg. 2, c = 1)", hs.P_PARAMS["epsilon"],
+            hs.P_PARAMS["delta"], "exact", "50 pins, then one round; the switch round",
+            lambda: hs.switch_round_epsilon(hs.P_PARAMS), "calibrated for 2ε (split doubled)",
+            lambda: hs.switch_round_epsilon(hs._twice_epsilon_params()),
+            "test_hist_sparse_audit.py"),
         Row("DP-Winnow, scheduled (K = 4, m = 1)", win.EPSILON, win.DELTA, "exact",
             "differing row folded with public pushes; 2^K released sequences",
             lambda: win.full_loss_epsilon(DPWinnowClassifier), "doubled η",
@@ -219,8 +225,6 @@ NOT_YET = [
         ("ChallengeBT (bsu / svt Stopper / charged)",
          "no 2× twin yet: inner BetweenThresholds twins above; per-query-noise and "
          "never-halting twins caught", "test_between_thresholds_audit.py"),
-        ("HistSparse (Golowich & Livni Alg. 2)", "no 2× twin yet (noise-free twins caught)",
-         "test_hist_sparse_audit.py"),
         ("ReorderSliceCompute", "no 2× twin yet (no-slice-noise twin caught)",
          "test_rsc_audit.py"),
         ("PERP: Rectangles / DecisionStump / sharp / charged presets",
