@@ -233,9 +233,10 @@ NOT_YET = [
         ("PrivatePredictor (bsu / stemmer / charged)",
          "no 2× twin yet (noiseless twin caught); its BetweenThresholds: rows above",
          "test_prediction_audit.py"),
-        ("DP-Winnow, practical (sparse vector) / predict_proba",
-         "no 2× twin yet: its sampled design realises 2η of the 4η bound (scheduled: above)",
-         "test_winnow_audit.py, test_winnow_proba_audit.py"),
+        ("DP-Winnow, practical (sparse vector)",
+         "no 2× twin yet: its design realises 2η of the 4η bound, and one row per update "
+         "limits any design (scheduled: above; predict_proba is post-processing of the "
+         "released draws)", "test_winnow_audit.py, test_winnow_proba_audit.py"),
         ("Li–Wang–Ye: adaptive (histogram release) / agnostic learners",
          "no 2× twin yet: designs realise about half the claimed loss (consistent release: "
          "above)", "test_adaptive_audit.py, test_agnostic_audit.py"),
