@@ -116,3 +116,18 @@ def halting_log_probs(values, threshold, b, threshold_scale=0.0, grid=4001):
     before = np.vstack([np.zeros((1, mu.size)), np.cumsum(log_below, axis=0)])
     terms = np.vstack([before[:-1] + log_above, before[-1:]])
     return logsumexp(terms + log_w, axis=1)
+
+
+def pooled_chisquare_pvalue(seen, expected, min_expected=5.0):
+    """χ² p-value of observed counts against an exact law's expected counts, the cells
+    expected fewer than ``min_expected`` times pooled into one (dropped if empty)."""
+    from scipy.stats import chisquare
+
+    seen, expected = np.asarray(seen, dtype=float), np.asarray(expected, dtype=float)
+    keep = expected >= min_expected
+    rest_seen, rest_expected = seen[~keep].sum(), expected[~keep].sum()
+    if rest_expected > 0:
+        seen, expected = np.r_[seen[keep], rest_seen], np.r_[expected[keep], rest_expected]
+    else:
+        seen, expected = seen[keep], expected[keep]
+    return chisquare(seen, expected * seen.sum() / expected.sum()).pvalue
