@@ -223,9 +223,13 @@ NOT_YET = [
     Row(name, float("nan"), float("nan"), "—", "", None, reason, None, test)
     for name, reason, test in [
         ("ChallengeBT (bsu / svt Stopper / charged)",
-         "no 2× twin yet: inner BetweenThresholds twins above; per-query-noise and "
-         "never-halting twins caught", "test_between_thresholds_audit.py"),
-        ("ReorderSliceCompute", "no 2× twin yet (no-slice-noise twin caught)",
+         "no 2× twin yet (per-query-noise, never-halting and third-noise twins caught). "
+         "Charged, ε = 4, δ = 0.05, k = 30, k′ = 34: its inner BetweenThresholds' half-noise "
+         "twin has exact loss 3.90 with cutoff k and 4.27 with k′ on the stationary design; "
+         "the Stopper halts near k, so whether the twin violates is open",
+         "test_between_thresholds_audit.py, test_charged_between_thresholds_audit.py"),
+        ("ReorderSliceCompute", "no 2× twin: Thm 4.1's bound has no constant (the audit "
+         "checks ε·ln(1/δ̂) = 4.61, measured 0.82); no-slice-noise twin caught",
          "test_rsc_audit.py"),
         ("PERP: Rectangles / DecisionStump / sharp / charged presets",
          "no 2× twin yet (noiseless and argmax twins caught)",
