@@ -14,60 +14,59 @@ Without it (``scoring=None`` or a string), a search over skdp estimators charges
 ``cv_results_``, ``best_score_`` and ``best_params_`` are **not** differentially
 private. That is a research mode for data you are allowed to look at.
 
-Privacy proof (one call)
-------------------------
-Neighbours are as everywhere in skdp: the validation folds ``(X, y)`` differ by
-replacing one row (adding or removing one row is the one-cell case below). The model
-is fixed — it is the output of a fit that was paid for separately — so its
-predictions are a fixed function applied row by row.
+Notes
+-----
+
+**Privacy of one call.** Neighbours are as everywhere in skdp: the validation folds
+``(X, y)`` differ by replacing one row (adding or removing one row is the one-cell case
+below). The model is fixed — it is the output of a fit that was paid for separately — so
+its predictions are a fixed function applied row by row.
 
 *Accuracy.* The call computes the cell vector ``v = (c, w)``: ``c`` rows predicted
 correctly and ``w`` rows predicted wrongly. Each row falls in exactly one cell, so
-adding or removing a row changes ``v`` by 1 in ℓ1 and replacing a row by at most 2.
-The call releases ``v + Z`` with ``Z`` two independent exact discrete Laplace draws
-of scale ``2/ε`` (:func:`~skdp.mechanisms.laplace.geometric_mechanism` with
-``sensitivity=2``): ε-DP under replacement (ε/2 under add/remove) by the geometric
-mechanism's guarantee (Ghosh, Roughgarden & Sundararajan 2009). The score
-``max(c̃, 0) / max(max(c̃, 0) + max(w̃, 0), 1)`` is post-processing.
+adding or removing a row changes ``v`` by 1 in ℓ1 and replacing a row by at most 2. The
+call releases ``v + Z`` with ``Z`` two independent exact discrete Laplace draws of scale
+``2/ε`` (:func:`~skdp.mechanisms.laplace.geometric_mechanism` with ``sensitivity=2``):
+ε-DP under replacement (ε/2 under add/remove) by the geometric mechanism's guarantee
+(Ghosh, Roughgarden & Sundararajan 2009). The score ``max(c̃, 0) / max(max(c̃, 0) +
+max(w̃, 0), 1)`` is post-processing.
 
-*The fold size.* The exact fold size ``n = c + w`` is never used: the denominator is
-the *noisy* ``c̃ + w̃``, so the release covers it. (Dividing a noisy ``c̃`` by the exact
+*The fold size.* The exact fold size ``n = c + w`` is never used: the denominator is the
+*noisy* ``c̃ + w̃``, so the release covers it. (Dividing a noisy ``c̃`` by the exact
 ``n`` would publish ``n``, and fold sizes are not public in general: under
 scikit-learn's default ``StratifiedKFold`` they depend on the class counts, and under
 add/remove neighbours on the number of rows.)
 
 *Balanced accuracy.* With the public label set ``classes`` (K labels), the cells are
-``(c_k, w_k)`` for each class k: the rows whose true label is ``classes[k]``,
-predicted correctly or wrongly (a row whose true label is not in ``classes`` falls in
-no cell). Again each row is in at most one cell, so the 2K-vector has ℓ1-sensitivity 1
-under add/remove and 2 under replacement; the same noise makes the call ε-DP, and
-the score — the mean over classes of ``max(c̃_k, 0) / max(max(c̃_k, 0) + max(w̃_k, 0), 1)``
-— is post-processing. The label set must be given: read from ``y`` it would be a
-statistic of the private data.
+``(c_k, w_k)`` for each class k: the rows whose true label is ``classes[k]``, predicted
+correctly or wrongly (a row whose true label is not in ``classes`` falls in no cell).
+Again each row is in at most one cell, so the 2K-vector has ℓ1-sensitivity 1 under
+add/remove and 2 under replacement; the same noise makes the call ε-DP, and the score —
+the mean over classes of ``max(c̃_k, 0) / max(max(c̃_k, 0) + max(w̃_k, 0), 1)`` — is
+post-processing. The label set must be given: read from ``y`` it would be a statistic of
+the private data.
 
-Privacy of a search (composition)
----------------------------------
-Every call is charged ε, whichever rows it sees — the k folds of one candidate are
-**not** composed in parallel. Parallel composition would be sound only for disjoint
-folds each seen once, and a scorer sees rows, not fold indices: it cannot tell
-k-fold from ``ShuffleSplit`` (overlapping folds), nor the second search over the same
-data from the first, nor one fold scored twice (``return_train_score=True`` scores the
-training rows too). Charging each call makes the ledger right under any splitter,
-any reuse and any ``n_jobs`` or backend; the price is a factor k over the parallel
-bound. So a search with C candidates and a k-fold splitter costs ``C · k · ε`` for its
-scores (:meth:`PrivateScorer.cost`), plus what the fits cost — with
-``refit=True`` that is ``C · k + 1`` fits. By sequential composition (and
+**Privacy of a search (composition).** Every call is charged ε, whichever rows it sees —
+the k folds of one candidate are **not** composed in parallel. Parallel composition
+would be sound only for disjoint folds each seen once, and a scorer sees rows, not fold
+indices: it cannot tell k-fold from ``ShuffleSplit`` (overlapping folds), nor the second
+search over the same data from the first, nor one fold scored twice
+(``return_train_score=True`` scores the training rows too). Charging each call makes the
+ledger right under any splitter, any reuse and any ``n_jobs`` or backend; the price is a
+factor k over the parallel bound. So a search with C candidates and a k-fold splitter
+costs ``C · k · ε`` for its scores (:meth:`PrivateScorer.cost`), plus what the fits cost
+— with ``refit=True`` that is ``C · k + 1`` fits. By sequential composition (and
 post-processing for ``best_params_``), the whole search is private at the ledger's
 total.
 
-One condition is the splitter's, not the scorer's: the argument above holds per
-call for the rows the call is given. Over the data set, one replaced row changes each
-validation fold by one row when the split is a function of the row *positions*
-(``KFold`` with or without ``shuffle``, ``ShuffleSplit``, a fixed list of index
-arrays). ``StratifiedKFold`` — scikit-learn's default for ``cv=int`` with a
-classifier — assigns rows by their rank within their class, so one changed label
-can move several rows between folds (group privacy then applies). Pass
-``cv=KFold(k)`` for the guarantee as stated; the same holds for the fits.
+**The splitter.** One condition is the splitter's, not the scorer's: the argument above
+holds per call for the rows the call is given. Over the data set, one replaced row
+changes each validation fold by at most one row when the split is a function of the row
+*positions* (``KFold`` with or without ``shuffle``, ``ShuffleSplit``, a fixed list of
+index arrays). ``StratifiedKFold`` — scikit-learn's default for ``cv=int`` with a
+classifier — assigns rows by their rank within their class, so one changed label can
+move several rows between folds (group privacy then applies). Pass ``cv=KFold(k)`` for
+the guarantee as stated; the same holds for the fits.
 """
 
 from __future__ import annotations
