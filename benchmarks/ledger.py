@@ -1,14 +1,14 @@
 """Cost of the privacy ledger: spend latency per store, concurrent throughput, fit overhead.
 
-Three measurements of :class:`skdp.PrivacyBudget` on its three stores — ``memory``,
+Four measurements of :class:`skdp.PrivacyBudget` on its three stores — ``memory``,
 ``sqlite:///…`` (WAL, ``synchronous=FULL``, one ``BEGIN IMMEDIATE`` transaction per
-charge) and ``postgresql://…`` (``SELECT … FOR UPDATE``), the SQL stores verifying the
-whole hash chain on every charge:
+charge) and ``postgresql://…`` (``SELECT … FOR UPDATE``), the SQL stores checking the
+ledger's seal, head and rollback witness on every charge:
 
 1. **Spend latency**: µs per ``budget.spend`` (median, p95) over the first 1000 charges
-   of a fresh ledger, and over 200 more once 1000 charges exist (verification is
-   O(#charges)), with the ratio to ``memory``. The stores are charged round-robin in one
-   loop, so a slow phase of the machine hits them all.
+   of a fresh ledger, and over 200 more once 1000 charges exist, with the ratio to
+   ``memory``. The stores are charged round-robin in one loop, so a slow phase of the
+   machine hits them all.
 2. **Concurrent throughput**: 8 processes (``spawn``) × 200 spends against one ledger
    whose cap fits only 1000 of the 1600 charges; committed charges/s. The script asserts
    that the final spent is exactly (committed charges × amount), never above the cap,
@@ -17,18 +17,26 @@ whole hash chain on every charge:
    5000 × 30 binary rows without a budget and with a budget on each store, interleaved
    and rotated per repetition; median of 81 repetitions. Target: ≤ 5 % slower than no
    budget on the default store (``memory``).
+4. **Before / after**: sections 1 and 3 in short form (300 charges, 41 repetitions),
+   run in subprocesses on the ``skdp`` of ``--baseline`` (default ad97106, before the
+   keyed chain and the rollback witness) and on this tree's, alternating over 4 rounds;
+   medians over the rounds. This is the cost per charge of the HMAC chain and the
+   witness.
 
 PostgreSQL runs on a throwaway server from ``tests/_postgres.py`` (``fsync=off``: its
 commits are not durable, so its numbers are a lower bound for a production server);
 without PostgreSQL binaries its rows are skipped and the output says so.
 
-Run ``python benchmarks/ledger.py`` (full, about 1 min on 2 cores) or ``--quick``
-(smoke run, < 15 s). See ``benchmarks/README.md``.
+Run ``PYTHONPATH=. python benchmarks/ledger.py`` (full, a few minutes on 2 cores) or
+``--quick`` (smoke run). See ``benchmarks/README.md``.
 """
 
+import json
 import math
 import multiprocessing
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -290,6 +298,125 @@ def end_to_end_rows(times, repeats):
     return rows
 
 
+# ------------------------------------------------ 4. before / after one change
+def probe(args):
+    """``--probe``: in a subprocess whose ``skdp`` is one code tree, measure spend latency
+    per store and the end-to-end ratio, print them as JSON (the parent compares trees)."""
+    tmpdir = tempfile.mkdtemp(prefix="skdp-bench-probe-")
+    try:
+        urls = {"memory": "memory", "sqlite": f"sqlite:///{tmpdir}/probe.sqlite"}
+        if args.pg_url:
+            urls["postgresql"] = args.pg_url
+        # One store at a time: a charge's cost on one store should not include what
+        # another store's writes leave for its fsync to flush.
+        times = {}
+        for store, url in urls.items():
+            times.update(spend_latency({store: url}, args.probe_charges, 1))
+        e2e = end_to_end(urls, args.seed, args.probe_repeats)
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    base = median(e2e["no budget"])
+    print(json.dumps({
+        "latency_us": {store: median(t[1]) * 1e6 for store, t in times.items()},
+        "e2e_ratio": {store: median(t) / base for store, t in e2e.items()
+                      if store != "no budget"},
+        "e2e_base_ms": base * 1e3,
+    }))
+    return 0
+
+
+def _baseline_tree(rev, tmpdir):
+    """``rev``'s ``skdp`` package, extracted (``git archive``) into a folder of its own."""
+    root = Path(__file__).resolve().parent.parent
+    tree = Path(tmpdir) / "baseline"
+    tree.mkdir()
+    archive = subprocess.run(["git", "-C", str(root), "archive", rev, "skdp"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", rev],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    return tree, commit
+
+
+def _baseline_database(server):
+    """A database the application role owns, as the baseline's store expects (it creates
+    its own tables); the current code gets one whose tables the owner role created."""
+    from psycopg import sql
+
+    name = f"skdp_base_{uuid.uuid4().hex[:8]}"
+    with server._admin() as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {} OWNER skdp").format(sql.Identifier(name)))
+    return server.url_for(name)
+
+
+def before_after(rev, server, rounds, charges, repeats, seed):
+    """Run the probe on ``rev``'s code and on this tree's, alternating for ``rounds``
+    rounds (so a slow phase of the machine hits both); return per-tree medians."""
+    tmpdir = tempfile.mkdtemp(prefix="skdp-bench-base-")
+    try:
+        baseline, commit = _baseline_tree(rev, tmpdir)
+        trees = {f"before ({commit})": (baseline, None), "after (this tree)": (
+            Path(__file__).resolve().parent.parent, None)}
+        if server is not None:
+            trees = {name: (tree, _baseline_database(server) if name.startswith("before")
+                            else server.url_for(server.create_database()))
+                     for name, (tree, _) in trees.items()}
+        runs = {name: [] for name in trees}
+        names = list(trees)
+        for r in range(rounds):
+            for name in names[r % 2:] + names[:r % 2]:
+                tree, pg_url = trees[name]
+                private = tempfile.mkdtemp(prefix="skdp-bench-dir-", dir=tmpdir)
+                env = dict(os.environ, PYTHONPATH=str(tree), SKDP_LEDGER_DIR=private)
+                cmd = [sys.executable, __file__, "--probe", "--seed", str(seed),
+                       "--probe-charges", str(charges), "--probe-repeats", str(repeats)]
+                if pg_url:
+                    cmd += ["--pg-url", pg_url]
+                out = subprocess.run(cmd, env=env, capture_output=True, text=True,
+                                     check=True).stdout
+                runs[name].append(json.loads(out.strip().splitlines()[-1]))
+                print(f"  before/after: round {r + 1}/{rounds}, {name}", file=sys.stderr)
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    summary = {}
+    for name, results in runs.items():
+        stores = results[0]["latency_us"]
+        summary[name] = {
+            "latency_us": {s: median([x["latency_us"][s] for x in results]) for s in stores},
+            "e2e_ratio": {s: median([x["e2e_ratio"][s] for x in results]) for s in stores},
+        }
+    return summary
+
+
+def before_after_rows(summary, charges, repeats, rounds):
+    (before_name, before), (after_name, after) = summary.items()
+    rows = []
+    for store, b in before["latency_us"].items():
+        a = after["latency_us"][store]
+        rows.append({
+            "section": "before/after", "store": store, "n": charges,
+            "case": f"spend µs, median of {rounds} runs × first {charges} charges",
+            "median_us": a, "ratio": a / b,
+            "value_fmt": f"{before_name}: {_fmt_us(b * 1e-6)} → {after_name}: "
+                         f"{_fmt_us(a * 1e-6)}",
+            "ratio_fmt": f"{a - b:+,.1f} µs per charge ({a / b:.2f}×)",
+        })
+    for store, b in before["e2e_ratio"].items():
+        a = after["e2e_ratio"][store]
+        row = {
+            "section": "before/after", "store": store, "n": repeats,
+            "case": f"fit + predict / no budget, median of {rounds} runs × {repeats}",
+            "ratio": a,
+            "value_fmt": f"{before_name}: {b:.3f}× → {after_name}: {a:.3f}×",
+            "ratio_fmt": f"{(a - b) * 100:+.1f} points",
+        }
+        if store == "memory":
+            row["target"] = f"≤ {OVERHEAD_TARGET:.2f}× no budget"
+            row["status"] = "PASS" if a <= OVERHEAD_TARGET else "FAIL"
+        rows.append(row)
+    return rows
+
+
 # ----------------------------------------------------------------------- plot
 def plot(path, rows):
     import matplotlib
@@ -369,13 +496,34 @@ CSV_COLUMNS = [
 ]
 
 
+def argparse_hidden():
+    import argparse
+
+    return argparse.SUPPRESS
+
+
 def main(argv=None):
     parser = make_parser(__doc__.splitlines()[0])
+    parser.add_argument("--baseline", default="ad97106",
+                        help="git revision whose skdp the before/after section compares "
+                             "against (default ad97106: before the keyed chain and witness); "
+                             "'' skips it")
+    parser.add_argument("--probe", action="store_true", help=argparse_hidden())
+    parser.add_argument("--pg-url", default=None, help=argparse_hidden())
+    parser.add_argument("--probe-charges", type=int, default=300, help=argparse_hidden())
+    parser.add_argument("--probe-repeats", type=int, default=41, help=argparse_hidden())
     args = parser.parse_args(argv)
+    if args.probe:
+        return probe(args)
+    # Keys, the rollback witness and promoted ledgers go to a private folder of the run's
+    # own (inherited by every process it starts), not to the user's.
+    os.environ["SKDP_LEDGER_DIR"] = tempfile.mkdtemp(prefix="skdp-bench-ledger-dir-")
     if args.quick:
         n_fresh, n_more, n_procs, n_spends, n_fit, repeats = 100, 50, 4, 25, 60, 15
+        rounds, probe_charges, probe_repeats = 2, 100, 11
     else:
         n_fresh, n_more, n_procs, n_spends, n_fit, repeats = 1000, 200, 8, 200, 1000, 81
+        rounds, probe_charges, probe_repeats = 4, 300, 41
     amount = 0.5  # 0.5 is exact in binary: sums of charges are exact
     out = output_dir(args)
 
@@ -393,6 +541,12 @@ def main(argv=None):
         print(f"3. end-to-end overhead ({time.perf_counter() - start:.0f} s)", file=sys.stderr)
         e2e = end_to_end(store_urls(tmpdir, pg_url, "end_to_end"), args.seed, repeats)
         rows += end_to_end_rows(e2e, repeats)
+        if args.baseline:
+            print(f"4. before/after {args.baseline} ({time.perf_counter() - start:.0f} s)",
+                  file=sys.stderr)
+            summary = before_after(args.baseline, server, rounds, probe_charges,
+                                   probe_repeats, args.seed)
+            rows += before_after_rows(summary, probe_charges, probe_repeats, rounds)
     finally:
         if server is not None:
             server.stop()
@@ -416,13 +570,16 @@ def main(argv=None):
         "round-robin in one loop; ratios are median / memory's median. SQLite files live on "
         "the local disk (ext4 in a temp dir), `synchronous=FULL`: every committed charge "
         "waits for an fsync.",
-        "Each charge checks the ledger's head only — the row count, the stored costs' SUM() "
-        "against the compensated running totals chained into the last row, the last row's "
-        "hash — so its Python work is constant; the SQL aggregate is linear in the ledger "
-        "but runs in the database. The whole chain is re-hashed by `budget.verify()` and "
-        "the first time a process charges a ledger. The memory store keeps the running "
-        "totals too, and does not re-check the chain on spend (it cannot be edited from "
-        "outside the process).",
+        "Each charge checks the ledger's seal (an HMAC of its id and totals) and head only — "
+        "the row count, the stored costs' SUM() against the compensated running totals "
+        "chained into the last row, the last row's HMAC tag, the rollback witness's head — "
+        "so its Python work is constant; the SQL aggregate is linear in the ledger but runs "
+        "in the database. After the commit, a SQL charge upserts the new head into the "
+        "witness file (SQLite, WAL, synchronous=NORMAL) in the private ledger directory. "
+        "The whole chain is re-tagged by `budget.verify()` and the first time a process "
+        "charges a ledger. The memory store keeps the running totals too, tags its chain "
+        "with a key of the process, and has no witness (it cannot be edited from outside "
+        "the process).",
         f"Concurrent: {n_procs} `spawn` processes, each attaching with "
         "`PrivacyBudget(cap, store=url, ledger_id=…)`, released together by a barrier; "
         "charges/s = committed charges / time from the start to the last committed charge; "
@@ -436,8 +593,17 @@ def main(argv=None):
         "default δ = 1e-6) and are made before the timing. A budgeted fit is two ledger "
         "transactions (open a stream record; then advance it and charge, in one).",
         pg_note,
+        ("Before/after: each round runs one subprocess per code tree (order alternating), "
+         "which times the stores one after another (not round-robin), "
+         "each with a fresh private ledger directory (so the after tree creates its key "
+         "file and witness in the run); PostgreSQL: the before tree on a database its role "
+         "owns (it creates its tables), the after tree on one whose tables the owner role "
+         "created. Load average at the end of the run: "
+         f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; on a shared machine absolute "
+         "times vary between runs, compare rows within a section.") if args.baseline else "",
         verdict,
     ]
+    notes = [note for note in notes if note]
 
     write_report(
         NAME, rows, MD_COLUMNS, out_dir=out, title="Privacy ledger cost per store",

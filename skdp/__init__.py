@@ -21,6 +21,8 @@ hypotheses
     Hypothesis classes with constrained ERM (finite, thresholds, rectangles, halfspaces).
 preprocessing
     Binarizers and clippers with public bounds (no data-dependent leaks).
+metrics
+    Private scorers for GridSearchCV / cross_val_score (``make_private_scorer``).
 audit
     Statistical privacy audits (Clopper–Pearson lower bounds on ε).
 datasets
@@ -43,6 +45,7 @@ from . import (
     hypotheses,
     linear,
     mechanisms,
+    metrics,
     online,
     prediction,
     preprocessing,
@@ -129,6 +132,7 @@ __all__ = [
     "hypotheses",
     "linear",
     "mechanisms",
+    "metrics",
     "online",
     "perp_parameters",
     "prediction",

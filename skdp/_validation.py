@@ -23,6 +23,7 @@ __all__ = [
     "RANDOM_STATE_CONSTRAINT",
     "RandomStateLike",
     "TestingSeed",
+    "as_float_array",
     "check_delta",
     "check_epsilon",
     "check_finite_array",
@@ -94,13 +95,7 @@ def check_positive_int(value: object, name: str, minimum: int = 1) -> int:
 def check_finite_array(values: ArrayLike, name: str = "values", allow_empty: bool = False,
                        ndim: int | None = None) -> NDArray[np.float64]:
     """Return ``values`` as a float ndarray, refusing NaN/inf and (by default) empty input."""
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"{name} must be numeric, got a {type(values).__name__} that is not "
-            "(its entries are not shown: they may be private data)."
-        ) from exc
+    arr = as_float_array(values, name)
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}.")
     if arr.size == 0 and not allow_empty:
@@ -111,6 +106,22 @@ def check_finite_array(values: ArrayLike, name: str = "values", allow_empty: boo
             "(an infinite score or query value would break its privacy guarantee)."
         )
     return arr
+
+
+def as_float_array(values: ArrayLike, name: str = "values") -> NDArray[np.float64]:
+    """``np.asarray(values, dtype=float)``, refusing non-numbers without printing them.
+
+    numpy's conversion error quotes the offending entry ("could not convert string to
+    float: 'alice@example.com'"); the ValueError raised instead names only ``name`` and
+    the container's type, and is raised outside the ``except`` block, so numpy's message
+    is neither its ``__cause__`` nor its ``__context__``.
+    """
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        pass
+    raise ValueError(f"{name} must hold real numbers, got a {type(values).__name__} that "
+                     "does not (its entries are not shown: they may be private data).")
 
 
 def private_data_error(name: str, rule: str, column: int | None = None,

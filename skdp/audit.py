@@ -13,6 +13,10 @@ structure, or selects them on a separate *pilot* sample (:func:`audit_mechanism`
 does that), and divides α among all the events and directions it tests
 (Bonferroni), so the reported maximum is still a valid bound.
 
+Where sampling cannot reach a claim (a bound needs about e^ε·ln(1/α) hits), an audit
+can instead compute the output distributions on D and D′ exactly and report their
+exact ε at the claimed δ (:func:`exact_epsilon`).
+
 This is a *test*: it can only prove a mechanism leaks (a lower bound above the
 claim), never that it is private. Its power comes from choosing neighbouring
 inputs that make the mechanism work hard; the audits in ``tests/privacy`` also run
@@ -27,10 +31,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy.stats import beta as beta_dist
 
-__all__ = ["AuditResult", "audit_mechanism", "epsilon_lower_bound"]
+__all__ = ["AuditResult", "audit_mechanism", "epsilon_lower_bound", "exact_epsilon"]
 
 
 def epsilon_lower_bound(k0: int, n0: int, k1: int, n1: int, alpha: float = 1e-6,
@@ -46,6 +50,67 @@ def epsilon_lower_bound(k0: int, n0: int, k1: int, n1: int, alpha: float = 1e-6,
     if p0_lo <= delta:
         return -math.inf
     return math.log((p0_lo - delta) / p1_hi)
+
+
+def _hockey_stick(log_p: NDArray[np.float64], log_q: NDArray[np.float64], eps: float) -> float:
+    """Σ max(0, p − e^ε·q): the least δ for which P ≤ e^ε·Q + δ on every event."""
+    possible = np.isfinite(log_p)
+    impossible_q = possible & ~np.isfinite(log_q)  # all of p's mass there counts
+    if math.isinf(eps):
+        return float(np.sum(np.exp(log_p[impossible_q])))
+    both = possible & ~impossible_q
+    gap = log_p[both] - eps - log_q[both]
+    keep = gap > 0
+    return float(np.sum(np.exp(log_p[impossible_q]))
+                 + np.sum(np.exp(log_p[both][keep]) * -np.expm1(-gap[keep])))
+
+
+def exact_epsilon(log_p: ArrayLike, log_q: ArrayLike, delta: float = 0.0, *,
+                  tol: float = 1e-9) -> float:
+    """Exact ε at δ between two discrete output distributions, in both directions.
+
+    The least ε such that P[S] ≤ e^ε·Q[S] + δ and Q[S] ≤ e^ε·P[S] + δ for every
+    set S of outcomes, i.e. the largest ε the pair (D, D′) can witness: for a
+    mechanism claimed (ε*, δ)-DP a value above ε* *proves* a violation (up to
+    floating point), with no sampling error. Outcomes may be grouped (e.g. by
+    counts) when the likelihood ratio is constant on each group.
+
+    Parameters
+    ----------
+    log_p, log_q : array-like of shape (n_outcomes,)
+        Natural logs of the outcome probabilities under D and D′ (−inf for 0).
+        Each should sum (in probability) to at most 1; missing mass is ignored,
+        which can only understate ε.
+    delta : float, default=0.0
+        The δ of the claim.
+    tol : float, default=1e-9
+        Absolute tolerance of the bisection on ε.
+
+    Returns
+    -------
+    float
+        ε ≥ 0, or ``inf`` when an outcome of mass > δ is impossible on the other side.
+    """
+    log_p = np.asarray(log_p, dtype=float).ravel()
+    log_q = np.asarray(log_q, dtype=float).ravel()
+    if log_p.shape != log_q.shape:
+        raise ValueError(f"log_p and log_q need the same shape, got {log_p.shape} and "
+                         f"{log_q.shape}")
+    if not 0 <= delta < 1:
+        raise ValueError(f"delta must be in [0, 1), got {delta!r}")
+    best = 0.0
+    for a, b in ((log_p, log_q), (log_q, log_p)):
+        if _hockey_stick(a, b, math.inf) > delta:  # mass where b = 0
+            return math.inf
+        if _hockey_stick(a, b, best) <= delta:
+            continue
+        finite = np.isfinite(a) & np.isfinite(b)
+        lo, hi = best, float(np.max(a[finite] - b[finite])) if finite.any() else best
+        while hi - lo > tol:
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if _hockey_stick(a, b, mid) > delta else (lo, mid)
+        best = hi
+    return best
 
 
 @dataclass(frozen=True)

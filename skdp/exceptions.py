@@ -10,6 +10,7 @@ __all__ = [
     "BudgetExhaustedError",
     "CapReachedError",
     "LedgerIntegrityError",
+    "LedgerKeyError",
     "MechanismHaltedError",
     "PrivacyError",
     "PrivacyLeakWarning",
@@ -83,4 +84,15 @@ class LedgerIntegrityError(PrivacyError, RuntimeError):
 
     Spending from such a ledger is refused: what it says was spent cannot be
     trusted, and a deleted charge would hand out privacy twice.
+    """
+
+
+class LedgerKeyError(LedgerIntegrityError):
+    """A shared ledger was sealed with another ledger key than this process's, or the
+    key is missing or unusable.
+
+    The key (``$SKDP_LEDGER_KEY``, or the key file in this user's private ledger
+    directory) makes the ledger's chain unforgeable by whoever can write the store; it
+    is never stored in the database. Every machine that charges one ``postgresql://``
+    ledger needs the same key. Spending is refused rather than starting a new chain.
     """

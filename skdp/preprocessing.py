@@ -18,8 +18,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
+from ._input import validate_data
 from ._validation import check_public_bounds, clip_to_unit
 
 if TYPE_CHECKING:

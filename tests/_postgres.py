@@ -4,12 +4,22 @@ Hand-written instead of pytest-postgresql's ``postgresql_proc``: that one runs
 ``pg_ctl initdb`` as the calling user, and initdb refuses to run as root (CI is root),
 with no option to run it as another user.
 
+Two roles, as the ledger's threat model asks (docs: "The ledger's threat model"):
+``skdp_owner`` owns every database and created the ledger tables in it
+(:func:`skdp.accounting.stores.postgresql.schema_sql`); ``skdp``, the application role
+the tests connect as, owns nothing and holds only the grants the store needs, so it
+cannot DELETE, TRUNCATE, ALTER, DROP or disable the append-only trigger, nor create
+tables.
+
 Use it through the fixtures in ``tests/conftest.py``:
 
 * ``postgresql_url`` (session): ``postgresql://skdp:s3cret-pw@127.0.0.1:PORT/skdp``,
-  a non-superuser role ``skdp`` with a password, owning the database ``skdp``.
+  the application role ``skdp`` (a password, not a superuser, not the owner) on the
+  database ``skdp``, whose ledger tables ``skdp_owner`` created.
 * ``postgresql_db_url`` (function): the same role and server, but a fresh, uniquely
-  named database (owned by ``skdp``) that is dropped after the test.
+  named database (ledger tables created by the owner) that is dropped after the test.
+* ``postgresql_db_owner_url`` (function): the owner role's URL of that same database
+  (for tests that play an attacker holding the owner's rights, or create other tables).
 * ``postgresql_server`` (session): the :class:`PostgresServer` itself.
 
 The server listens on 127.0.0.1 only (no Unix socket), with password (SCRAM) auth for
@@ -38,6 +48,8 @@ from urllib.parse import quote
 
 PG_USER = "skdp"
 PG_PASSWORD = "s3cret-pw"
+PG_OWNER = "skdp_owner"
+PG_OWNER_PASSWORD = "0wner-s3cret"
 PG_DATABASE = "skdp"
 PG_HOST = "127.0.0.1"
 
@@ -173,6 +185,10 @@ class PostgresServer:
 
     def url_for(self, dbname: str) -> str:
         return url_for(self.port, dbname)
+
+    def owner_url_for(self, dbname: str) -> str:
+        """The owner role's URL of ``dbname`` (it created the ledger tables there)."""
+        return url_for(self.port, dbname, PG_OWNER, PG_OWNER_PASSWORD)
 
     # -- running the binaries -------------------------------------------------------
     def _env(self) -> dict[str, str]:
@@ -311,29 +327,34 @@ class PostgresServer:
         from psycopg import sql
 
         with self._admin() as conn:
-            conn.execute(
-                sql.SQL("CREATE ROLE {} LOGIN CREATEDB PASSWORD {}").format(
-                    sql.Identifier(PG_USER), sql.Literal(PG_PASSWORD)
+            for role, password in ((PG_OWNER, PG_OWNER_PASSWORD), (PG_USER, PG_PASSWORD)):
+                conn.execute(
+                    sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(
+                        sql.Identifier(role), sql.Literal(password)
+                    )
                 )
-            )
-            conn.execute(
-                sql.SQL("CREATE DATABASE {} OWNER {}").format(
-                    sql.Identifier(PG_DATABASE), sql.Identifier(PG_USER)
-                )
-            )
             self.version = conn.execute("SHOW server_version").fetchone()[0]
+        self.create_database(name=PG_DATABASE)
 
-    def create_database(self, prefix: str = "skdp_t") -> str:
-        """Create a fresh database owned by ``skdp``; return its name."""
+    def create_database(self, prefix: str = "skdp_t", *, name: str | None = None,
+                        schema: bool = True) -> str:
+        """Create a fresh database owned by ``skdp_owner`` and, if ``schema``, have the
+        owner create the ledger tables for ``skdp``; return its name."""
+        import psycopg
         from psycopg import sql
 
-        name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+        name = name or f"{prefix}_{uuid.uuid4().hex[:12]}"
         with self._admin() as conn:
             conn.execute(
                 sql.SQL("CREATE DATABASE {} OWNER {}").format(
-                    sql.Identifier(name), sql.Identifier(PG_USER)
+                    sql.Identifier(name), sql.Identifier(PG_OWNER)
                 )
             )
+        if schema:
+            from skdp.accounting.stores.postgresql import schema_sql
+
+            with psycopg.connect(self.owner_url_for(name), autocommit=True) as conn:
+                conn.execute(schema_sql(PG_USER))
         return name
 
     def drop_database(self, name: str) -> None:

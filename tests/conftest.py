@@ -45,8 +45,10 @@ def postgresql_server():
 
 @pytest.fixture(scope="session")
 def postgresql_url(postgresql_server):
-    """``postgresql://skdp:s3cret-pw@127.0.0.1:PORT/skdp``: role ``skdp`` (a password,
-    not a superuser) owning database ``skdp``; shared by the whole session."""
+    """``postgresql://skdp:s3cret-pw@127.0.0.1:PORT/skdp``: the application role ``skdp``
+    (a password, not a superuser, owning nothing: only the grants the ledger store needs)
+    on database ``skdp``, whose ledger tables the owner role created; shared by the whole
+    session."""
     return postgresql_server.url
 
 
@@ -58,6 +60,12 @@ def postgresql_db_url(postgresql_server):
         yield postgresql_server.url_for(name)
     finally:
         postgresql_server.drop_database(name)
+
+
+@pytest.fixture
+def postgresql_db_owner_url(postgresql_server, postgresql_db_url):
+    """The owner role's URL of ``postgresql_db_url``'s database (it owns the tables)."""
+    return postgresql_server.owner_url_for(postgresql_db_url.rsplit("/", 1)[1])
 
 
 def pytest_configure(config):

@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from skdp.audit import audit_mechanism, epsilon_lower_bound
+from skdp.audit import audit_mechanism, epsilon_lower_bound, exact_epsilon
 
 
 def test_lower_bound_is_below_the_point_estimate():
@@ -71,3 +71,36 @@ def test_event_must_return_one_bool_per_output():
     with pytest.raises(ValueError, match="one bool per output"):
         audit_mechanism(_randomized_response(1.0), 0, 1, n_samples=100,
                         events=[lambda out: np.array([True])])
+
+
+# -- exact_epsilon ------------------------------------------------------------------------
+def test_exact_epsilon_of_randomized_response():
+    eps = 1.3
+    keep = math.exp(eps) / (1 + math.exp(eps))
+    log_p, log_q = np.log([keep, 1 - keep]), np.log([1 - keep, keep])
+    assert exact_epsilon(log_p, log_q) == pytest.approx(eps, abs=1e-8)
+    # with δ the least ε such that keep − e^ε(1 − keep) ≤ δ, in closed form
+    delta = 0.1
+    assert exact_epsilon(log_p, log_q, delta) == pytest.approx(
+        math.log((keep - delta) / (1 - keep)), abs=1e-8)
+
+
+def test_exact_epsilon_is_symmetric_and_zero_for_equal_laws():
+    log_p = np.log([0.5, 0.3, 0.2])
+    log_q = np.log([0.2, 0.3, 0.5])
+    assert exact_epsilon(log_p, log_q) == pytest.approx(exact_epsilon(log_q, log_p))
+    assert exact_epsilon(log_p, log_p) == 0.0
+
+
+def test_exact_epsilon_with_impossible_outcomes():
+    with np.errstate(divide="ignore"):
+        log_p, log_q = np.log([0.5, 0.48, 0.02]), np.log([0.5, 0.5, 0.0])
+    assert exact_epsilon(log_p, log_q) == math.inf
+    assert exact_epsilon(log_p, log_q, delta=0.03) < math.inf  # the 0.02 fits in δ
+
+
+def test_exact_epsilon_bad_input():
+    with pytest.raises(ValueError, match="same shape"):
+        exact_epsilon([0.0], [0.0, 0.0])
+    with pytest.raises(ValueError, match="delta"):
+        exact_epsilon([0.0], [0.0], delta=1.0)

@@ -50,7 +50,10 @@ def test_cap_refuses_the_charge_after_the_limit_and_records_nothing():
     budget._charge(0.0, 0.0, "other step", cap=("other", 3))
     with pytest.raises(CapReachedError, match="cap of 3"):
         budget._charge(0.1, 0.0, f"{_PREFIX} 3", cap=(_PREFIX, 3))
-    assert len(budget.charges) == 4 and budget.spent.epsilon == 0.0
+    budget._charge(1.0, 0.0, "spends the rest")
+    with pytest.raises(CapReachedError):  # the cap is named even when the cost would not fit
+        budget._charge(0.1, 0.0, f"{_PREFIX} 3", cap=(_PREFIX, 3))
+    assert len(budget.charges) == 5 and budget.spent.epsilon == 1.0
     assert budget.verify()
 
 

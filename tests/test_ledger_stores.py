@@ -31,6 +31,14 @@ def store_url(request, tmp_path):
     return request.getfixturevalue("postgresql_db_url")
 
 
+@pytest.fixture
+def owner_url(request, store_url):
+    """Whoever can change the store's tables: the SQLite file's writer, PostgreSQL's owner."""
+    if store_url.startswith("sqlite:///"):
+        return store_url
+    return request.getfixturevalue("postgresql_db_owner_url")
+
+
 def _spender(url, ledger_id, n, amount, queue):
     ok = 0
     budget = PrivacyBudget(1.0, store=url, ledger_id=ledger_id)
@@ -83,7 +91,7 @@ def test_a_missing_ledger_file_is_an_error_not_a_fresh_budget(tmp_path, monkeypa
                            "pickle.loads(sys.stdin.buffer.read())"], input=blob,
                           capture_output=True)
     assert done.returncode != 0
-    assert b"LedgerIntegrityError" in done.stderr
+    assert b"MissingLedgerError" in done.stderr  # a LedgerIntegrityError
     assert b"does not exist on this machine" in done.stderr
 
 
@@ -110,7 +118,8 @@ def test_forked_child_cannot_spend_a_memory_ledger_it_did_not_receive():
 
 
 def _tamper(url, statement):
-    """Run ``statement`` on the store directly, around the append-only trigger."""
+    """Run ``statement`` on the store directly, around the append-only trigger (``url``:
+    the owner's, who alone may drop it on PostgreSQL)."""
     if url.startswith("sqlite:///"):
         conn = sqlite3.connect(url[len("sqlite:///"):], isolation_level=None)
         conn.execute("DROP TRIGGER IF EXISTS skdp_charges_no_update")
@@ -131,12 +140,12 @@ def _tamper(url, statement):
     ("DELETE FROM skdp_charges WHERE seq = 3", "records 4 charges but 3 remain"),
 ])
 def test_a_deleted_or_edited_charge_is_detected_and_spending_refused(
-        store_url, statement, problem):
+        store_url, owner_url, statement, problem):
     budget = PrivacyBudget(1.0, store=store_url)
     for _ in range(4):
         budget.spend(0.2)
     assert budget.verify()
-    _tamper(store_url, statement)
+    _tamper(owner_url, statement)
     with pytest.raises(LedgerIntegrityError, match=problem):
         budget.verify()
     before = len(budget.charges)
@@ -145,7 +154,7 @@ def test_a_deleted_or_edited_charge_is_detected_and_spending_refused(
     assert len(budget.charges) == before
 
 
-def test_charges_are_append_only_in_the_store(store_url):
+def test_charges_are_append_only_in_the_store(store_url, owner_url):
     budget = PrivacyBudget(1.0, store=store_url)
     budget.spend(0.5)
     if store_url.startswith("sqlite:///"):
@@ -156,9 +165,13 @@ def test_charges_are_append_only_in_the_store(store_url):
     else:
         import psycopg
 
-        with psycopg.connect(store_url, autocommit=True) as conn, pytest.raises(
-                psycopg.Error, match="append-only"):
-            conn.execute("UPDATE skdp_charges SET epsilon = 0")
+        # The owner role is stopped by the trigger (the application role has no right
+        # to update or delete at all: tests/test_ledger_tamper.py).
+        for statement in ("UPDATE skdp_charges SET epsilon = 0", "DELETE FROM skdp_charges",
+                          "TRUNCATE skdp_charges"):
+            with psycopg.connect(owner_url, autocommit=True) as conn, pytest.raises(
+                    psycopg.Error, match="append-only"):
+                conn.execute(statement)
     assert budget.spent.epsilon == 0.5 and budget.verify()
 
 

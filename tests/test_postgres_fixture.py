@@ -41,9 +41,12 @@ def test_password_is_required(postgresql_url):
         psycopg.connect(wrong, connect_timeout=5)
 
 
-def test_two_processes_see_each_others_commits(postgresql_db_url):
+def test_two_processes_see_each_others_commits(postgresql_db_url, postgresql_db_owner_url):
+    with psycopg.connect(postgresql_db_owner_url, autocommit=True) as owner:
+        # the application role may not create tables: the owner does
+        owner.execute("CREATE TABLE seen (who text PRIMARY KEY)")
+        owner.execute(f"GRANT SELECT, INSERT ON seen TO {PG_USER}")
     with psycopg.connect(postgresql_db_url, autocommit=True) as conn:
-        conn.execute("CREATE TABLE seen (who text PRIMARY KEY)")
         ctx = multiprocessing.get_context("spawn")
         queue = ctx.Queue()
         child = ctx.Process(target=_insert_and_read, args=(postgresql_db_url, queue))

@@ -8,7 +8,8 @@ import pytest
 import skdp
 
 SUBPACKAGES = ("accounting", "audit", "compat", "datasets", "decision_list", "exceptions",
-               "hypotheses", "linear", "mechanisms", "online", "prediction", "preprocessing")
+               "hypotheses", "linear", "mechanisms", "metrics", "online", "prediction",
+               "preprocessing")
 
 
 @pytest.mark.parametrize("name", SUBPACKAGES)

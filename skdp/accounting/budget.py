@@ -9,9 +9,10 @@ Semantics (every line is tested in tests/test_budget.py and tests/test_ledger_*.
   ledger. Pickling stores only the store's address (without password) and the ledger's
   id, never what was spent: a reloaded pickle can never restore spent budget.
 * A ``memory`` ledger that is pickled (into a joblib/loky or dask worker, or to a file)
-  first moves to this machine's shared SQLite file (``$SKDP_LEDGER_DIR``, default a
-  folder in the temporary directory); the parent's handles move with it, so every
-  process charges the same ledger. Loading such a pickle on another machine raises
+  first moves to this user's shared SQLite file in a private directory
+  (``$SKDP_LEDGER_DIR``, default ``~/.local/state/skdp``; mode 0700, owner checked);
+  the parent's handles move with it, so every process charges the same ledger. Loading
+  such a pickle on another machine raises
   :class:`~skdp.exceptions.LedgerIntegrityError` naming the fix (a ``postgresql://``
   store). A process that inherits a ``memory`` ledger through ``fork`` without pickling
   cannot spend it (:class:`~skdp.exceptions.PrivacyError`).
@@ -19,9 +20,13 @@ Semantics (every line is tested in tests/test_budget.py and tests/test_ledger_*.
   commit — that completes before any data-dependent output leaves the call. Under
   concurrent processes it is atomic: the total is never exceeded. A process killed
   mid-charge either committed it or released nothing.
-* Charges are appended, never updated or deleted, and form a hash chain: a deleted or
-  edited row makes :meth:`PrivacyBudget.verify` raise; a deleted row or an edited cost
-  makes every later spend on a shared store refuse.
+* Charges are appended, never updated or deleted, and form a chain of HMAC tags under
+  a ledger key kept outside the store (``$SKDP_LEDGER_KEY`` or a key file in the
+  private directory; never pickled): an edited or forged row, edited totals or a
+  re-chained ledger make :meth:`PrivacyBudget.verify` and every later spend on a shared
+  store refuse. A rollback witness (this process, and a sealed file in the private
+  directory) refuses an older copy of a store, deleted newest charges, a reset stream
+  version, and the re-creation of a ledger that existed.
 
 A brand-new ledger is made only by constructing a ``PrivacyBudget`` (or naming a new
 ``ledger_id``).
@@ -35,7 +40,7 @@ from .._validation import check_delta, check_epsilon
 from ..exceptions import LedgerIntegrityError
 from ._ledger import Ledger, StreamRecord
 from .composition import PrivacyCost
-from .stores._base import fits, integrity_error
+from .stores._base import MissingLedgerError, fits, integrity_error
 
 __all__ = ["PrivacyBudget"]
 
@@ -58,11 +63,18 @@ class PrivacyBudget:
         SQLite file when pickled), ``"sqlite:///path/to/ledger.db"`` (processes of one
         machine) or ``"postgresql://user@host/db"`` (processes on many machines; needs
         ``pip install "skdp[postgresql]"``; pass the password through libpq's
-        ``PGPASSWORD`` or ``~/.pgpass`` so that pickles never carry it).
+        ``PGPASSWORD`` or ``~/.pgpass`` so that pickles never carry it). The shared
+        stores seal every ledger with the ledger key (``$SKDP_LEDGER_KEY``, else a key
+        file made in this user's private ledger directory): every machine charging one
+        ``postgresql://`` ledger needs the same key. See the user guide's "The
+        ledger's threat model".
     ledger_id : str, optional
         Name of the ledger. If a ledger of that name exists in ``store`` with the same
         totals, this handle attaches to it (how processes on several machines share one
-        budget); if its totals differ, ``ValueError``. By default a new ledger.
+        budget); if its totals differ, ``ValueError``. If it does not exist it is
+        created — unless it existed and was deleted (its charges remain, or this
+        machine has seen it), which raises
+        :class:`~skdp.exceptions.LedgerIntegrityError`. By default a new ledger.
 
     Attributes
     ----------
@@ -104,9 +116,11 @@ class PrivacyBudget:
             return
         try:
             self._ledger = Ledger.attach(store, str(ledger_id))
-        except LedgerIntegrityError:
+        except MissingLedgerError:  # never existed (as far as the store and witness tell)
             try:
                 self._ledger = Ledger.create(store, epsilon, delta, str(ledger_id))
+            except LedgerIntegrityError:  # it did exist: never re-created empty
+                raise
             except Exception:  # created concurrently by another process: attach to it
                 self._ledger = Ledger.attach(store, str(ledger_id))
         if self._ledger.run("totals") != (epsilon, delta):
@@ -148,12 +162,13 @@ class PrivacyBudget:
                      for c in self._ledger.run("charges"))
 
     def verify(self) -> bool:
-        """Check that no charge was deleted or altered; return True.
+        """Check that no charge was forged, altered or deleted and that the store is not
+        older than what this machine has seen; return True.
 
         Raises
         ------
         LedgerIntegrityError
-            Naming the first charge that breaks the hash chain.
+            Naming the first charge that breaks the keyed chain, or the rollback.
         """
         problem = self._ledger.run("verify")
         if problem is not None:

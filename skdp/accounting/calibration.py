@@ -12,12 +12,22 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from .._validation import check_delta, check_epsilon
-from ..exceptions import PrivacyParameterError
+from ..exceptions import PrivacyError, PrivacyParameterError
 from .accountant import _EVENTS, _EXACT_MAX_COUNT, _check_count, _check_method, account
 from .composition import calibrate
 from .events import ApproxDP, Gaussian, PrivacyEvent
 
 __all__ = ["Calibration", "PlanItem", "calibrate_plan"]
+
+
+class CalibrationError(PrivacyError, RuntimeError):
+    """Internal error: a calibrated plan re-accounts to more than its target.
+
+    :func:`calibrate_plan` re-accounts every result through the same accountant before
+    returning it, so a bug in the search (or an accountant that is not monotone where
+    the search assumes it) surfaces as this error instead of as parameters that
+    overspend. Seeing it is a bug in skdp: please report it with the plan.
+    """
 
 # Calibration stops once the bracket on the scale is this small relative to it.
 _SCALE_RTOL = 1e-7
@@ -102,13 +112,18 @@ def calibrate_plan(plan: Sequence[PlanItem], epsilon: float, delta: float,
     -------
     Calibration
         The scale, per-item ε and the events; their composition is (ε, δ)-DP by
-        ``method`` (checked), and a scale larger by a relative 10⁻⁷ would not be.
+        ``method`` — re-accounted through :func:`account` with the same ``method``
+        before returning, so ``result.epsilon ≤ epsilon`` is checked, not assumed —
+        and a scale larger by a relative 10⁻⁷ would not be.
 
     Raises
     ------
     PrivacyParameterError
         On invalid arguments, or when the items' own δ (Σ count·delta) leave no room
         in ``delta``.
+    CalibrationError
+        Internal error: the result re-accounts to more than ``epsilon`` (a bug in
+        skdp; never raised by a correct search, and raised before anything is spent).
 
     Examples
     --------
@@ -151,8 +166,27 @@ def calibrate_plan(plan: Sequence[PlanItem], epsilon: float, delta: float,
     events = tuple(plan_at(best))
     return Calibration(
         best, tuple(item.weight * best for item in items), events,
-        account(events, method).epsilon(delta), delta,
+        _reaccounted(events, method, epsilon, delta), delta,
     )
+
+
+def _reaccounted(events: tuple, method: str, epsilon: float, delta: float) -> float:
+    """ε of the calibrated ``events`` at ``delta`` by ``method``, checked to be ≤ ``epsilon``.
+
+    Every estimator spends what :func:`calibrate_plan` returns, so its result is
+    re-accounted here, through the very accountant and method a caller would use,
+    rather than trusted: the search is correct only if ε(s) is monotone and each
+    candidate scale was tested by the method that reports it (the exact KOV scale is
+    computed by :func:`~skdp.accounting.calibrate`, not by :func:`account`).
+    """
+    spent = account(events, method).epsilon(delta)
+    if not spent <= epsilon:  # also catches NaN
+        raise CalibrationError(
+            f"Internal error in calibrate_plan: the calibrated plan re-accounts to "
+            f"ε = {spent!r} > the target {epsilon!r} at δ = {delta!r} (method={method!r}). "
+            "No privacy was spent; please report this as a bug in skdp."
+        )
+    return spent
 
 
 def _exact_homogeneous_scale(items: Sequence[PlanItem], epsilon: float, delta: float) -> float:

@@ -10,8 +10,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from .._input import check_sample_weight, validate_data
 from .._labels import resolve_classes
 from .._validation import private_data_error
 from ._frequencies import region_of
@@ -105,8 +106,8 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
         X, y = self._validate_X(X, reset=first, y=y)
         found = resolve_classes(self, y, classes, first_call=first, binary=False)
         codes = np.searchsorted(found, y).astype(np.intp)
-        w = None if sample_weight is None else _check_sample_weight(
-            sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        w = None if sample_weight is None else check_sample_weight(
+            self, sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         return X, found, codes, w
 
     @staticmethod

@@ -11,7 +11,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
+
+from .._input import validate_data
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

@@ -7,6 +7,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._validation import as_float_array
+
 __all__ = ["HypothesisClass"]
 
 # Queries are evaluated against all blocks in chunks of at most this many
@@ -29,7 +31,7 @@ class HypothesisClass:
 
     def check_X(self, X: ArrayLike) -> NDArray[np.float64]:
         """Validate query/training points for this class; return a float 2-D array."""
-        X = np.asarray(X, dtype=float)
+        X = as_float_array(X, "X")
         if X.ndim != 2:
             raise ValueError(f"X must be 2-dimensional, got shape {X.shape}.")
         n_features = getattr(self, "n_features", None)
@@ -86,7 +88,7 @@ class HypothesisClass:
 def _weights(y: NDArray[Any], sample_weight: ArrayLike | None) -> NDArray[np.float64]:
     if sample_weight is None:
         return np.ones(len(y))
-    w = np.asarray(sample_weight, dtype=float)
+    w = as_float_array(sample_weight, "sample_weight")
     if w.shape != (len(y),) or np.any(w < 0) or not np.all(np.isfinite(w)):
         raise ValueError("sample_weight must be finite, non-negative, one per row.")
     return w

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._validation import as_float_array
 from ._base import HypothesisClass
 from .finite import FiniteClass
 from .line import Intervals, Thresholds
@@ -80,10 +81,7 @@ class _PublicBins(HypothesisClass):
         or non-finite values (NaN, ±inf).
         """
         name = type(self).__name__
-        try:
-            X = np.asarray(X, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name}: X must hold real numbers.") from None
+        X = as_float_array(X, f"{name}: X")
         if X.ndim != 2 or X.shape[1] != 1:
             raise ValueError(f"{name} expects one real feature, X of shape (n, 1); got an "
                              f"array of shape {X.shape}.")

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._validation import as_float_array
 from ._base import (
     HypothesisClass,
     _check_blocks,
@@ -50,7 +51,7 @@ def _mid(left, right):
 def _line_data(cls, X, y, blocks, n_blocks, sample_weight, forced_X, forced_y, through):
     if through is not None and len(through):
         raise ValueError(f"{cls.__name__} does not support through= constraints.")
-    X = np.asarray(X, dtype=float)
+    X = as_float_array(X, "X")
     if X.ndim != 2 or X.shape[1] != 1:
         raise ValueError(f"{cls.__name__} expects X of shape (n, 1), got {X.shape}.")
     y, blocks = _check_blocks(X, y, blocks, n_blocks)

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_public_bounds, clip_to_unit
+from .._validation import as_float_array, check_public_bounds, clip_to_unit
 from ._base import HypothesisClass
 from .finite import FiniteClass
 from .littlestone import FiniteVersionSpace
@@ -156,10 +156,7 @@ class MeanThresholds(HypothesisClass):
         Raises ValueError, without printing any value, for non-finite values or bounds of
         the wrong length.
         """
-        try:
-            X = np.asarray(X, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError("MeanThresholds: X must hold real numbers.") from None
+        X = as_float_array(X, "MeanThresholds: X")
         if X.ndim != 2 or X.shape[1] == 0:
             raise ValueError(f"MeanThresholds expects X of shape (n, d), d ≥ 1; got an array "
                              f"of shape {X.shape}.")

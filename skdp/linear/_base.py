@@ -54,8 +54,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from .._input import validate_data
 from .._labels import resolve_classes
 from .._validation import check_public_bounds, clip_to_unit
 

@@ -89,13 +89,17 @@ class ChallengeBT:
     Privacy
     -------
     (ε, δ)-differentially private with respect to the dataset (Stemmer 2024,
-    Thm 4.4, proof in App. B): the inner BetweenThresholds is (ε, δ/2)-DP and the
-    Stopper only post-processes its answers; switching its halting off changes the
-    output distribution by at most δ/2 in total variation because, with
-    probability ≥ 1 − δ/2, all of the at most T Stopper noises are below k' − k, so
-    the Stopper halts before the k'-th ⊤. That union bound is over T stopping
-    queries, so T is a hard cap here: after ``max_steps`` stopping queries the
-    mechanism halts whatever the answers.
+    Thm 4.4, proof in App. B, made precise below): the inner BetweenThresholds is
+    (ε, δ/2)-DP, the Stopper only post-processes its answers, and switching its
+    halting off costs at most δ/2 more. The δ/2 is *not* a total-variation bound
+    applied on both sides (that would give δ/2 + δ/2 + e^ε·δ/2); it is a one-sided
+    coupling with an ideal mechanism that outputs a marker, the lemma below. Its
+    Ē-bound for Stemmer's Stopper (no threshold noise, Lap(b) per query,
+    b = (8/ε)·ln(2/δ)): at the first stopping query τ whose count has reached k',
+    the Stopper answers ⊥ only if its fresh noise is below −(k' − k), probability
+    ≤ ½e^{−(k'−k)/b} ≤ δ/(2T) ≤ δ/2 for k' − k ≥ b·ln(T/δ); Alg. 4's union bound over
+    the T stopping queries is not needed, but T is a hard cap anyway: after
+    ``max_steps`` stopping queries the mechanism halts whatever the answers.
 
     ``stopper="svt"`` (additive; RectanglesPERP's ``"sharp"`` preset) replaces
     the Stopper by the pure ε_s-DP :class:`Stopper` ``calibration="svt"`` (noisy
@@ -104,26 +108,46 @@ class ChallengeBT:
     BetweenThresholds, t_u − t_l ≥ (16Δ/ε)·√(k'·ln(4/δ)) (and k ≥ 4·ln(4/δ), so
     k' ≥ 4·ln(2/(δ/2)) as Thm 4.3 needs).
 
-    *Lemma (ChallengeBT with the svt Stopper is (ε, δ)-DP w.r.t. its dataset).*
-    Let BT_{k'} be the inner BetweenThresholds that halts at its k'-th ⊤; it is
-    (ε, δ/2)-DP (Thm 4.3, conditions above). Let E be the event that the Stopper
-    answers ⊤ no later than the first stopping query whose count has reached k'.
-    On E the ChallengeBT transcript is a post-processing (by the data-independent
-    Stopper randomness and the Flag rule) of BT_{k'}'s transcript. *Proof that
-    P(Ē) ≤ δ/2 on every dataset and against every adaptive query sequence:* every
-    stopping query is preceded by at most one BT query (Flag), so counts grow by
-    at most 1 per stopping query; let τ be the first stopping query with count
-    ≥ k' (a stopping time: it is fixed before ν_τ is drawn). Ē needs
-    k' + ν_τ < k + ρ, i.e. ρ > x or ν_τ < −x with x = (k' − k)/2 ≥
-    (2/ε_s)·ln(2/δ); ν_τ is independent of the past, so
-    P(Ē) ≤ ½e^{−x·ε_s/2} + ½e^{−x·ε_s/2} ≤ δ/2. Hence for neighbours D, D' and
-    every event S: P[CBT(D) ∈ S] ≤ P[CBT(D) ∈ S, E] + δ/2 ≤
-    e^ε·P[CBT(D') ∈ S] + δ/2 + δ/2 (coupling the Stopper's noises, which do not
-    depend on the data). ∎ Unlike Stemmer's Stopper (no threshold noise, whose
-    proof takes a union bound over the T stopping queries, hence the ln(T/δ) in
-    k'), k' − k does not grow with T; T stays a hard cap anyway. The Stopper's own
-    privacy (ε_s, pure) matters only to callers that feed it private bits
-    (RectanglesPERP, case (ii)). Audit and broken twin (k' = k):
+    *Lemma (ChallengeBT is (ε, δ)-DP w.r.t. its dataset; either Stopper).* Let
+    BT_{k'} be the inner BetweenThresholds that halts at its k'-th ⊤; it is
+    (ε, δ/2)-DP (Thm 4.3, conditions above, or the charged lemma). Let τ be the
+    first stopping query whose count (of ⊤ answers) has reached k' — a stopping
+    time, fixed before that query's Stopper noise is drawn; counts grow by at most 1
+    per stopping query because every stopping query is preceded by at most one BT
+    query (Flag), so the count at τ is exactly k', and BT_{k'} has halted exactly
+    then. Let E be the event that the Stopper answers ⊤ at or before τ (E holds if τ
+    never comes).
+
+    *The ideal mechanism Ĩ* is ChallengeBT with BT_{k'} in place of the
+    never-halting BetweenThresholds — the same Flag rule, the same Stopper with the
+    same noises, the same T cap — except that if the Stopper answers ⊥ at τ, Ĩ
+    outputs a marker † instead and halts. (Between BT_{k'}'s halt and τ no BT query
+    is answered — Flag is 0 — so Ĩ never needs BT_{k'} after it halted.) Ĩ is a
+    post-processing of BT_{k'}'s interactive transcript: an adversary against
+    BT_{k'} can run the Stopper and the Flag rule itself with data-independent coins
+    and see BT_{k'} halt. Hence Ĩ is (ε, δ/2)-DP.
+
+    *Coupling.* Run ChallengeBT and Ĩ on the same dataset against the same adversary
+    with the same noises: their transcripts are equal up to τ; at τ both halt if the
+    Stopper says ⊤, and otherwise Ĩ outputs † while ChallengeBT goes on. So (1) Ĩ's
+    transcript contains † exactly on Ē, and (2) on E the two transcripts are equal.
+    *P(Ē) ≤ δ/2 on every dataset and against every adaptive query sequence:* for the
+    svt Stopper, Ē needs k' + ν_τ < k + ρ, i.e. ρ > x or ν_τ < −x with
+    x = (k' − k)/2 ≥ (2/ε_s)·ln(2/δ); ν_τ is drawn at τ, independent of the past,
+    so P(Ē) ≤ ½e^{−x·ε_s/2} + ½e^{−x·ε_s/2} ≤ δ/2 (Stemmer's Stopper: above).
+    *Conclusion.* For neighbours D, D′ and every set S of ChallengeBT transcripts
+    (none contains †): P[CBT(D) ∈ S] ≤ P[CBT(D) ∈ S, E] + δ/2 = P[Ĩ(D) ∈ S] + δ/2
+    ≤ e^ε·P[Ĩ(D′) ∈ S] + δ/2 + δ/2 = e^ε·P[CBT(D′) ∈ S, E] + δ ≤
+    e^ε·P[CBT(D′) ∈ S] + δ. Both equalities use the marker: a transcript of Ĩ in S has
+    no †, so E holds and it is ChallengeBT's. Without it — an ideal mechanism that
+    simply stops answering when BT_{k'} halts — a truncated transcript of Ĩ on Ē may
+    lie in S while ChallengeBT's continuation does not, and the step
+    P[Ĩ(D′) ∈ S] ≤ P[CBT(D′) ∈ S] fails. ∎ The code implements ChallengeBT itself (the
+    real mechanism: ``_NeverHaltingBT``, the Stopper, Flag, the T cap); Ĩ exists
+    only in the proof, and no code change was needed for it (issue 26). Unlike
+    Stemmer's Stopper, whose k' − k grows with ln(T/δ), the svt Stopper's does not
+    grow with T. The Stopper's own privacy (ε_s, pure) matters only to callers that
+    feed it private bits (RectanglesPERP, case (ii)). Audit and broken twin (k' = k):
     ``tests/privacy/test_between_thresholds_audit.py``.
 
     ``bt_calibration="charged"`` (additive, with ``stopper="svt"`` only;
@@ -132,8 +156,10 @@ class ChallengeBT:
     ``bt_noise_scale`` (default the least certified for the gap), refused unless
     the lemma in :mod:`skdp.mechanisms._charged_calibration` certifies it for
     (ε, δ/2, k', t_u − t_l) — instead of Thm 4.3's. The lemma above uses only that
-    BT_{k'} is (ε, δ/2)-DP, so it holds unchanged. Audit and broken twin (a third
-    of the noise): ``tests/privacy/test_charged_between_thresholds_audit.py``.
+    BT_{k'} is (ε, δ/2)-DP, so it holds unchanged (the charged lemma covers the
+    halting BT_{k'}: its supermartingale argument stops at the k'-th ⊤). Audit and
+    broken twin (a third of the noise):
+    ``tests/privacy/test_charged_between_thresholds_audit.py``.
 
     Parameters
     ----------

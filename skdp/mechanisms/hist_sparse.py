@@ -107,6 +107,24 @@ class HistSparse:
     ε/(2c): (3ε/2, δ) as written; here the split is rescaled to total ε). The cutoff c is
     enforced: a halted mechanism raises :class:`~skdp.exceptions.MechanismHaltedError`.
 
+    *Which composition theorem.* The sparse vector is one interactive mechanism that
+    lives across the whole stream — its threshold noise is drawn once and its state
+    persists — while the histograms run in between its answers, on lists chosen after
+    seeing earlier outputs. That is a *concurrent* composition, not a sequential one of
+    finished mechanisms, and it is covered as follows. Fix neighbouring inputs as a
+    private bit b with the lists as adaptively chosen queries. By Vadhan & Zhang 2023
+    (every interactive f-DP mechanism is an interactive post-processing of a
+    non-interactive f-DP one), the ε_svt-DP sparse vector is a post-processing of
+    ε_svt randomised response on b; the transcript is then a post-processing of the
+    sequential adaptive composition of that one non-interactive ε_svt-DP mechanism and
+    the c non-interactive (ε_hist, δ_hist)-DP histograms, a fixed sequence of
+    parameters — exactly the plan ``(PureDP(ε_svt), 1), (ApproxDP(ε_hist, δ_hist), c)``
+    that :func:`skdp.online._budget_split.hist_sparse_split` accounts, by basic
+    composition (``"paper"``) or by :func:`skdp.accounting.calibrate_plan` (``"tight"``:
+    PLD, Rényi, KOV — each a theorem about sequential composition, hence valid here).
+    Lyu 2022 proves the same concurrent composition directly for (ε, δ)-DP and Rényi
+    DP. DP-SOA (:class:`~skdp.online.DPSOAClassifier`) charges exactly this plan.
+
     Utility (Lemma 5.3): if every list has an element of frequency ≥ η and
     k ≥ Θ₍₄₎ = Õ(c·ln(T/βδ)/(ηε)), then with probability 1 − 2β, until the abort, every
     h_t has frequency ≥ η/16 in L_t, and at a switch freq(h_{t−1}) ≤ η/8 and
@@ -118,6 +136,9 @@ class HistSparse:
     NeurIPS 2021, Alg. 2, Lemma 5.3, Thm 5.1.
     M. Lyu, D. Su, N. Li. Understanding the sparse vector technique for differential
     privacy. PVLDB 10(6), 2017.
+    X. Lyu. Composition theorems for interactive differential privacy. NeurIPS 2022.
+    S. Vadhan, W. Zhang. Concurrent composition theorems for differential privacy.
+    STOC 2023.
 
     Examples
     --------

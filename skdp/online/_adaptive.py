@@ -230,13 +230,20 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     picks one challenge round with two candidate examples cannot tell which one was used
     beyond (ε, δ). Proof (Li, Wang & Ye, Lemma B.3): the AboveThreshold instances
     (ε₀-DP each, Lyu, Su & Li 2017, Thm 2, on monotone sensitivity-1 mistake counts) run
-    on disjoint rounds, so together they are ε₀-DP; given the public randomness (i_t, π,
+    on disjoint rounds, so together they are one ε₀-DP interactive mechanism (Lemma A in
+    :class:`~skdp.online._consistent_release.ConsistentReleaseCore`, step (i)); given the
+    public randomness (i_t, π,
     ȳ, drawn whatever the data), changing one example changes at most one sequence per
     layer, hence one element of each V_s, and each of the at most D PrivateHistograms is
     (ε_hist, δ_hist)-DP (:class:`~skdp.mechanisms.StableHistogram`); one pure ε₀-DP part
     and D (ε_hist, δ_hist)-DP parts compose to (ε, δ) — by basic composition with
     ``accounting="paper"`` ((2ε₀, δ) = (ε, δ) for ε₀ = ε/2, (ε₀/D, δ/D)), by the
-    numerical accountant with ``"tight"`` (``parameters_`` holds the split). D is a hard
+    numerical accountant with ``"tight"`` (``parameters_`` holds the split). The
+    AboveThreshold part runs across the whole stream, interleaved with the
+    histograms, so this is a *concurrent* composition of an interactive mechanism
+    with non-interactive ones: basic composition holds for it (Lyu 2022), and so does
+    every (ε, δ) / f-DP bound the accountant's PLD computes (Vadhan & Zhang 2023) and
+    its Rényi bound (Lyu 2022) — step (iii) of the same lemma. D is a hard
     cap (it bounds the histograms), so the guarantee holds whatever the stream;
     ``max_switches``/``max_list_size`` cap time and memory (privacy needs no cap on
     switches: the instances run on disjoint rounds). ``release="consistent"``: the
@@ -260,7 +267,9 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     Realizable and Agnostic Settings, 2025, §3 (Alg 1, Alg 2, Thm 3.1), App. B.
     N. Golowich, R. Livni. Littlestone classes are privately online learnable. NeurIPS
     2021. M. Lyu, D. Su, N. Li. Understanding the sparse vector technique for
-    differential privacy. PVLDB 10(6), 2017.
+    differential privacy. PVLDB 10(6), 2017. X. Lyu. Composition theorems for
+    interactive differential privacy. NeurIPS 2022. S. Vadhan, W. Zhang. Concurrent
+    composition theorems for differential privacy. STOC 2023.
 
     Examples
     --------

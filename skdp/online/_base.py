@@ -41,8 +41,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils.validation import validate_data
 
+from .._input import validate_data
 from .._labels import resolve_classes
 from .._validation import private_data_error
 from ..base import PrivateEstimatorMixin

@@ -153,32 +153,84 @@ class ConsistentReleaseCore(LiWangYeCore):
 
     Lemma (privacy). For every stream, realizable or not, and every adaptive adversary in
     the sense of Li, Wang & Ye, Def 2.4, the sequence of released hypotheses is the
-    adaptive composition of one ε₀-DP mechanism and at most c ε_rel-bounded-range
-    mechanisms, hence (ε, δ)-DP for the (ε₀, ε_rel) of
-    :func:`~skdp.online._budget_split.consistent_split`.
+    concurrent composition of one ε₀-DP interactive mechanism (all AboveThreshold
+    instances together) and at most c ε_rel-bounded-range mechanisms, hence (ε, δ)-DP
+    for the (ε₀, ε_rel) of :func:`~skdp.online._budget_split.consistent_split`.
 
-    Proof. Fix the adversary and let the two worlds differ only in the challenge row t*
-    (replacement). The transcript is the sequence of ⊥/⊤ answers and released
-    hypotheses; write its likelihood as the product, over steps, of each output's
-    probability given everything output before (the adversary's rows are functions of
-    that prefix and its own coins, identical in both worlds). (i) An AboveThreshold
-    answer of window j reads only the rows of window j, whose boundaries are outputs
-    (⊤ positions): for every window that does not contain t*, its queries — and so its
-    factors — are the same in both worlds. Within the window containing t*, the query
-    "mistakes of h_j in the window so far" moves by at most 1, in the same direction for
-    every later query, so the product of that instance's factors is within e^{±ε₀}
-    (Lyu, Su & Li 2017, Thm 2, monotone queries, adaptively chosen). (ii) A release
-    reads every row so far; replacing one row changes each hypothesis' number of
-    contradicted rows by at most 1, so the score has sensitivity 1 and the draw is the
-    exponential mechanism at ε_rel: its factor is ε_rel-bounded-range (Durfee & Rogers
-    2019). There are at most c releases (hard cap, whatever the stream). (iii) The
-    factors of (i) and (ii) interleave but never overlap in time — a window's instance
-    starts after the release that opens it and ends before the release it triggers —
-    so the whole is the adaptive composition of the ε₀-DP part (an adversary choosing
-    which window holds t* does not change this: only one window's factors differ) and
-    c ε_rel-BR draws; basic composition ("paper": ε₀ = ε/2, ε_rel = ε/(2c)) or the
-    accountant ("tight") bounds it by (ε, δ). Neither realizability nor the
-    adversary's behaviour enters. ∎
+    Proof. Fix the adversary (deterministic: a randomised one is a mixture). At the
+    challenge round t* — a function of the transcript prefix, the adversary picks it
+    adaptively — the two worlds b = 0, 1 feed the learner the adversary's candidate
+    rows z⁰ ≠ z¹; every other row is the same function of the transcript prefix in
+    both worlds. So the learner is an interactive mechanism whose private
+    input is b and whose queries are the rows (Li, Wang & Ye, Def 2.4). The transcript
+    τ is the sequence of ⊥/⊤ answers and released hypotheses; its likelihood is the
+    product, over steps, of each output's probability given the prefix, and
+    ln P₀(τ)/P₁(τ) = ℓ_AT(τ) + Σ_r ℓ_r(τ): the sum of the log-ratios of the
+    AboveThreshold answers' factors, and of the releases' factors.
+
+    (i) Lemma A — the AboveThreshold instances are *one* ε₀-DP mechanism. Let M_AT be
+    the interactive mechanism that runs instance 1 from round 1 and, after each ⊤,
+    a fresh instance (fresh threshold and query noise, count reset to 0 —
+    ``LiWangYeCore.scan``) on the rows that follow. Instance j reads exactly the
+    rows of its window W_j = (τ_{j−1}, τ_j], τ_j the round of its ⊤, and its query at
+    round t ∈ W_j is q_t = #{s ∈ W_j, s ≤ t : h_j errs on row s}, h_j released before
+    the window opens. The windows partition the rounds, their boundaries are outputs,
+    and no release happens inside a window (a release follows a ⊤, and the next
+    instance starts after it). *Claim: |ℓ_AT(τ)| ≤ ε₀ for every transcript τ, for
+    every adversary.* Group ℓ_AT's factors by window. For a window that does not
+    contain t*, the instance's answers depend on b only through its rows, which are
+    equal in both worlds given the prefix: its factors coincide (log-ratio 0). For
+    the window j* ∋ t* (at most one: the windows are disjoint), the queries are
+    functions of the prefix at the window's start (fixed) and of instance j*'s own
+    earlier answers only, nothing else being output in between; and between the
+    worlds each q_t (t ≥ t*) moves by at most 1, all in the same direction (one
+    row's mistake indicator). That is AboveThreshold against an adaptive query
+    chooser with monotone sensitivity-1 queries, pure ε₀-DP (Lyu, Su & Li 2017,
+    Thm 2 and §4: ρ ~ Lap(2/ε₀), ν ~ Lap(2/ε₀), cutoff 1); its answers are discrete,
+    so pure DP is the pointwise bound |ln P₀/P₁| ≤ ε₀ on the window's answer sequence.
+    Summing: |ℓ_AT| ≤ ε₀ + 0. Where t* falls (the adversary's choice, adaptive) and
+    how many windows there are do not matter: only one window's factors ever differ
+    — the halting argument of the sparse vector technique applied to disjoint
+    windows (parallel composition), not a composition of c instances. So M_AT,
+    as one interactive mechanism on b, is ε₀-DP.
+
+    (ii) A release reads every row so far; replacing one row changes each
+    hypothesis' number of contradicted rows by at most 1, so the score has
+    sensitivity 1 and the draw is the exponential mechanism at ε_rel: its factor is
+    ε_rel-bounded-range (Durfee & Rogers 2019), |ℓ_r| ≤ ε_rel. There are at most c
+    releases (hard cap, whatever the stream).
+
+    (iii) *Composition: all AboveThreshold instances count as one ε₀ event.* The
+    transcript is the concurrent composition of the interactive mechanism M_AT
+    (ε₀-DP, (i)) with at most c non-interactive ε_rel-BR mechanisms (ii) that the
+    adversary — here the learner's own glue, a function of the transcript —
+    invokes between M_AT's windows; M_AT's state (the open window) persists across
+    them, so this is not a sequential composition of finished mechanisms. The
+    theorem used: Vadhan & Zhang 2023 — every interactive f-DP mechanism (on a
+    private input fixed in advance, here b, with adaptively chosen queries) is an
+    interactive post-processing of a non-interactive f-DP mechanism; pure ε₀-DP is
+    f-DP with f the trade-off function of ε₀ randomised response, so M_AT is a
+    post-processing of RR_{ε₀}(b), drawn once at the start. The whole transcript
+    is then a post-processing of the *sequential* adaptive composition of
+    RR_{ε₀}(b) and the ≤ c releases — non-interactive mechanisms in a fixed
+    sequence of privacy parameters (one ε₀, then c ε_rel; a release that never
+    happens is an unused one), so no privacy filter is involved — which is exactly
+    what :func:`~skdp.accounting.account` bounds, by each of its methods: basic
+    (``"paper"``: ε₀ + c·ε_rel = ε, δ = 0; here (i) and (ii) also give the pointwise
+    bound |ln P₀(τ)/P₁(τ)| ≤ ε₀ + c·ε_rel directly), advanced, the exact KOV bound,
+    the PLD (``"tight"``) and the Rényi bound (RR's divergences for the ε₀ part,
+    min(RR's, λ·ε_rel²/8) for each bounded-range release, Cesar & Rogers 2021).
+    Lyu 2022 proves the same concurrent composition directly for (ε, δ)-DP and
+    for Rényi DP (Vadhan & Wang 2021 for pure DP). Hence the plan the code
+    charges, one PureDP(ε₀) and c BoundedRange(ε_rel)
+    (:func:`~skdp.online._budget_split.consistent_split`, re-accounted by
+    :func:`~skdp.accounting.calibrate_plan`), bounds the whole transcript by
+    (ε, δ). Neither realizability nor the adversary's behaviour enters. ∎
+
+    References for (iii): S. Vadhan, T. Wang. Concurrent composition of
+    differential privacy. TCC 2021. — X. Lyu. Composition theorems for interactive
+    differential privacy. NeurIPS 2022. — S. Vadhan, W. Zhang. Concurrent
+    composition theorems for differential privacy. STOC 2023.
 
     What changes against the paper: no copies, no tournament examples, no
     PrivateHistogram; the released hypothesis is any member of the class (it may

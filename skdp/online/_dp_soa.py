@@ -208,7 +208,12 @@ class DPSOAClassifier(PerRoundRelease, PrivateOnlineDomainClassifier):
     every list L_t changes in at most one of k₂ positions; the sparse vector (ε_svt-DP for
     any number of queries, sensitivity 1/k₂ for Alg. 2's query, 2/k₂ for the competitor
     query) and c stable histograms ((ε_hist, δ_hist)-DP each) compose within (ε, δ) by basic
-    composition (``"paper"``) or the accountant (``"tight"``). The cutoff c is enforced.
+    composition (``"paper"``) or the accountant (``"tight"``). The sparse vector runs
+    concurrently with the histograms (its state spans the stream), so the composition
+    is concurrent; Vadhan & Zhang 2023 (STOC; f-DP, covering every bound the accountant
+    computes) and Lyu 2022 (NeurIPS; (ε, δ) and Rényi DP) extend the sequential bounds
+    to it — the argument is in :class:`~skdp.mechanisms.HistSparse`'s Privacy section.
+    The cutoff c is enforced.
     ``adaptive=True``: T per-round histograms on a 1-sensitive list compose to (ε, δ) (Lemma
     5.4 or the accountant); at most T rounds are released. ``fit`` and the first
     ``partial_fit`` charge (ε, δ); copies of a fitted stream share a ledger (continuing two

@@ -14,7 +14,9 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
+
+from .._input import validate_data
 
 __all__ = ["PROBA_SMOOTHING", "ReleasedPredictionMixin"]
 

@@ -38,9 +38,15 @@ The pattern (PERP predictors follow it too)
 * ``score`` spends exactly like ``predict``. Where a predictor offers
   ``predict_proba`` / ``decision_function``, they are scores of the same charged
   answers (never an exact vote fraction), and spend alike.
-* Spend from one thread: the cap check and the ledger charge are each atomic, but
-  two copies starting their last allowed instance at the same moment could both
-  pass the check (the ledger then refuses whichever charge no longer fits).
+* **Caps hold over concurrent copies.** Every count a plan was paid for (hard
+  queries, mechanism instances, answered queries, one-off releases) is recorded in
+  ``budget_`` by a charge whose cap is checked in the same ledger transaction
+  (``cap=`` of :meth:`~skdp.accounting.PrivacyBudget._charge`), before the answer
+  that depends on it leaves the call; copies racing for the last slot cannot both
+  win it, and the loser is refused with nothing recorded. One-off payments (a
+  plan's reservation, a single release) are *idempotent*: each copy either pays
+  them or finds them paid, in ``budget_`` and in ``budget`` (where the label names
+  this predictor's ``budget_``), so two copies can neither both pay nor both skip.
 """
 
 from __future__ import annotations
@@ -51,14 +57,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from .._input import validate_data
 from .._labels import check_labels_in, resolve_classes
 from .._streams import release_generator
 from .._validation import RANDOM_STATE_CONSTRAINT
 from ..accounting import PrivacyBudget, PrivacyCost
 from ..base import PrivateEstimatorMixin
-from ..exceptions import BudgetExhaustedError
+from ..exceptions import BudgetExhaustedError, CapReachedError
 
 __all__ = ["QueryBudgetExhaustedError", "QueryBudgetedPredictor"]
 
@@ -110,12 +117,58 @@ class _StreamState:
         self.mechanism = None
 
 
+def claim_queries(used, record, n, limit, refuse):
+    """Claim the next ``n`` query numbers of a stream capped at ``limit`` answers over
+    all copies of a predictor; return ``a``, the claimed range being a + 1, …, a + n.
+
+    ``used()`` sums the ranges recorded so far; ``record(a)`` records the range with a
+    cap of one on ranges starting at a + 1 (one ledger transaction: ``cap=`` on the
+    label prefix ``"a+1-"``), raising :class:`~skdp.exceptions.CapReachedError` if one
+    does; ``refuse(remaining)`` raises. *Why the recorded ranges tile 1, …, used
+    without overlap:* every range starts one after the total some copy read, and at
+    most one range starts at each number. A copy whose total is stale read a total
+    that an earlier range ended at, and the range starting right after it is recorded,
+    so its claim is refused; it re-reads the total (which grew: another copy
+    progressed) and tries again. So a recorded range starts exactly where the recorded
+    ones end, and its end ≤ ``limit`` was checked against the true total.
+    """
+    while True:
+        start = used()
+        if start + n > limit:
+            refuse(limit - start)
+        try:
+            record(start)
+        except CapReachedError:
+            continue
+        return start
+
+
+def _charge_once(budget, epsilon, delta, label, prefix):
+    """Charge ``budget`` unless a charge labelled ``prefix…`` is recorded (checked in
+    the same transaction); True if this call charged."""
+    try:
+        budget._charge(epsilon, delta, label, cap=(prefix, 1))
+    except CapReachedError:
+        return False
+    except BudgetExhaustedError:
+        # The store checks the remainder before the cap: a copy that paid meanwhile may
+        # leave too little for a second payment. Seeing its charge recorded now (a
+        # committed read after the refusal) means the step is paid.
+        if any((label or "").startswith(prefix) for *_, label in budget.charges):
+            return False
+        raise
+    return True
+
+
 class QueryBudgetedPredictor(PrivateEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Base class of skdp's binary private predictors (see the module docstring).
 
     Subclasses implement ``_fit_private(X, y_pm)`` (y_pm in {−1, +1}) and
     ``_answer(X)`` (returns ±1 labels or raises :class:`QueryBudgetExhaustedError`
-    with ±1 ``answers``), and charge through :meth:`_pay`.
+    with ±1 ``answers``), and charge through :meth:`_pay` (a plain charge),
+    :meth:`_pay_once` (a one-off step, once over all copies), :meth:`_claim` /
+    :meth:`_mark` (a capped step, paid or free; see :func:`claim_queries` for
+    ranges of answered queries).
     """
 
     _parameter_constraints: dict = {
@@ -200,6 +253,55 @@ class QueryBudgetedPredictor(PrivateEstimatorMixin, ClassifierMixin, BaseEstimat
         if self.budget is not None:
             self.budget.spend(epsilon, delta, label=full)
         self.budget_.spend(epsilon, delta, label=full)
+
+    def _mark(self, label, cap=None):
+        """Record a zero-cost step in ``budget_`` (shared by copies; counts the caps).
+
+        ``cap`` = ``(label_prefix, limit)``: refuse with
+        :class:`~skdp.exceptions.CapReachedError`, recording nothing, when ``limit``
+        steps whose label starts with ``label_prefix`` are recorded — checked in the
+        step's own transaction, so concurrent copies cannot pass the cap together.
+        """
+        name = f"{type(self).__name__}: "
+        self.budget_._charge(0.0, 0.0, name + label,
+                             cap=None if cap is None else (name + cap[0], cap[1]))
+
+    def _claim(self, epsilon, delta, label, cap):
+        """Pay (ε, δ) for a capped step: ``budget_`` first, in one transaction with its
+        cap (as :meth:`_mark`), then ``budget``.
+
+        ``budget_`` decides which copy gets the step, so a copy that loses the race
+        pays nothing anywhere. If ``budget`` then refuses (another user of it spent
+        meanwhile; it is checked first), the step stays recorded in ``budget_`` unused:
+        an over-count, never an answer without its charge.
+        """
+        full = f"{type(self).__name__}: {label}"
+        if self.budget is not None and not self.budget.can_spend(epsilon, delta):
+            raise BudgetExhaustedError(f"{full}: budget has {self.budget.remaining} left.")
+        if cap is not None:
+            cap = (f"{type(self).__name__}: {cap[0]}", cap[1])
+        self.budget_._charge(epsilon, delta, full, cap=cap)
+        if self.budget is not None:
+            self.budget.spend(epsilon, delta, label=full)
+
+    def _pay_once(self, epsilon, delta, what, note=""):
+        """Pay a one-off step ``what`` (a plan's reservation, a single release) exactly
+        once over this predictor and all its copies; True if this call paid it, False
+        if it was paid already.
+
+        Idempotent in both ledgers, each by a cap of one on the step's label: first
+        ``budget`` (its label names this predictor's ``budget_``, which clones sharing
+        ``budget`` do not share), then ``budget_`` (label ``what`` + ``note``, e.g. the
+        released value for copies to read). A copy that finds the step paid in one
+        ledger still makes sure of the other, so a crash between the two charges is
+        completed by the next copy, and no copy can go on without both paid.
+        """
+        name = type(self).__name__
+        if self.budget is not None:
+            tag = f"{name} [budget_ {self.budget_.ledger_id}]: {what}"
+            _charge_once(self.budget, epsilon, delta, tag, tag)
+        tag = f"{name}: {what}"
+        return _charge_once(self.budget_, epsilon, delta, tag + note, tag)
 
     def _ledger_labels(self):
         return [label or "" for _, _, label in self.budget_.charges]

@@ -66,7 +66,7 @@ class _PERPBase(_PERPScores, QueryBudgetedPredictor):
     _run_class = RectanglesRun
 
     def __init__(self, epsilon: float = 1.0, delta: float = 1e-6, alpha: float = 0.1,
-                 beta: float = 0.05, gamma: float = 0.5, *, preset: str = "practical",
+                 beta: float = 0.05, gamma: float = 0.5, *, preset: str = "charged",
                  slice_size: int | None = None, max_hard: int | None = None,
                  threshold: float | None = None, first_phase_length: int | None = None,
                  budget: PrivacyBudget | None = None,
@@ -155,9 +155,9 @@ class _PERPBase(_PERPScores, QueryBudgetedPredictor):
                 raise ValueError(
                     f"{type(self).__name__}(preset='paper') needs {need:.3g} labelled rows "
                     f"(and phases of {params.first_phase_length:.3g} queries) at these ε, δ, "
-                    f"α, β, γ, d — the paper's constants; got {n}. Use preset='practical' "
-                    "(same mechanisms and privacy proof, smaller utility constants) or see "
-                    "perp_parameters for what each preset needs."
+                    f"α, β, γ, d — the paper's constants; got {n}. Use the default "
+                    "preset='charged' (the same guarantee with a sharper schedule and "
+                    "constants) or see perp_parameters for what each preset needs."
                 )
             warnings.warn(
                 f"{type(self).__name__}: {n} labelled rows are fewer than the {need} the "
@@ -227,10 +227,28 @@ class _PERPBase(_PERPScores, QueryBudgetedPredictor):
         return state.started or (state.majority is None
                                  and state.X.shape[0] >= self.initial_sample_size_)
 
+    def _refuse_copy(self):
+        raise QueryBudgetExhaustedError(
+            f"{type(self).__name__}: this is a copy (deepcopy/pickle) of a predictor "
+            "whose mechanism is running; continuing it here would fork the mechanism "
+            "(its noise cannot be shared, and a second run on the same sample costs "
+            "another ε that the shared ledger budget_ does not have). Use the original.",
+            np.empty(0, dtype=np.int8),
+        )
+
     def _start(self):
         state = self._state
         eps0, delta0 = self._initial_privacy()
-        self._pay_or_refuse(eps0, delta0, "initial sample (phase-1 slices)")
+        # One run per fitted predictor over all its copies: paid once, in the same
+        # transaction that checks no copy started it (a copy made before the start
+        # that finds it paid refuses, as a copy made after it does).
+        try:
+            if not self._pay_once(eps0, delta0, "initial sample (phase-1 slices)"):
+                self._refuse_copy()
+        except BudgetExhaustedError as exc:
+            if isinstance(exc, QueryBudgetExhaustedError):
+                raise
+            raise QueryBudgetExhaustedError(str(exc), np.empty(0, dtype=np.int8)) from exc
         state.started = True
         state.mechanism, state.columns = self._start_run(state.X, state.y, state.rng)
         state.X = state.y = None  # held by the mechanism now; never used again
@@ -251,13 +269,7 @@ class _PERPBase(_PERPScores, QueryBudgetedPredictor):
             return np.full(n, score)
         if state.mechanism is None:
             if state.started:
-                raise QueryBudgetExhaustedError(
-                    f"{type(self).__name__}: this is a copy (deepcopy/pickle) of a predictor "
-                    "whose mechanism is running; continuing it here would fork the mechanism "
-                    "(its noise cannot be shared, and a second run on the same sample costs "
-                    "another ε that the shared ledger budget_ does not have). Use the original.",
-                    np.empty(0, dtype=np.int8),
-                )
+                self._refuse_copy()
             self._start()
         sched = self.parameters_.delta_schedule
         a = state.n_stream

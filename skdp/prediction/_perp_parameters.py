@@ -251,7 +251,12 @@ def perp_parameters(epsilon: float, delta: float, alpha: float, beta: float, gam
       every slice by at most one record (the cascade), so every sensitivity-1
       count of every slice moves by at most 1 and basic concurrent composition of
       the 2d copies gives (2d·ε_0, 2d·δ_0) ≤ (ε, δ_p/4) — whichever of the two
-      bounds is smaller applies. This is the only privacy-side difference.
+      bounds is smaller applies. This is the only privacy-side difference. The 2d
+      copies are interactive and their queries interleave (the walk), so the
+      composition is concurrent: Lyu 2022 proves basic (indeed optimal) concurrent
+      composition for (ε, δ)-DP interactive mechanisms, and Vadhan & Zhang 2023 for
+      every f-DP bound. (``"sharp"`` / ``"charged"`` need none: one record reaches
+      one copy, the others run on b-free data — F2 in ``_perp_sharp``.)
 
     Case (ii) costs 2·ε_0 ≤ ε and 2δ_0 ≤ δ_p. ChallengeBT (Alg. 4) itself checks
     k ≥ 4·ln(4/δ_0) and t_u − t_l ≥ max(32/ε_0·√(k·ln(4/δ_0)), 16/ε_0·√(k'·ln(4/δ_0)))
@@ -314,7 +319,8 @@ def perp_parameters(epsilon: float, delta: float, alpha: float, beta: float, gam
     Thm 4.1, 4.3, 4.4, 4.6, Def. B.5, Lemmas B.6–B.7. — E. Cohen, X. Lyu, J. Nelson,
     T. Sarlós, U. Stemmer. Optimal DP learning of thresholds and quasi-concave
     optimization. STOC 2023 (RSC). — X. Lyu. Composition theorems for interactive
-    differential privacy. NeurIPS 2022 (concurrent composition).
+    differential privacy. NeurIPS 2022 (concurrent composition). — S. Vadhan,
+    W. Zhang. Concurrent composition theorems for differential privacy. STOC 2023.
 
     Examples
     --------

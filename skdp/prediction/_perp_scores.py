@@ -13,10 +13,13 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from .._input import validate_data
+from ..exceptions import BudgetExhaustedError
 from ..mechanisms.between_thresholds import HIGH, LOW
 from ..mechanisms.laplace import discrete_laplace
+from ._base import QueryBudgetExhaustedError
 
 __all__ = ["noisy_majority_score"]
 
@@ -60,21 +63,31 @@ class _PERPScores:
         level = np.select([walk == LOW, walk == HIGH], [1.0, -1.0], 0.0)
         return level * (1.0 - float(self.alpha))
 
+    def _released_majority(self):
+        tag = f"{type(self).__name__}: {_MAJORITY}, s = "
+        released = [label[len(tag):] for label in self._ledger_labels() if label.startswith(tag)]
+        return float(released[0]) if released else None
+
     def _majority_score(self):
         """The released majority score; a copy (deepcopy, pickle) reads it from the
         shared ledger ``budget_``, where the release recorded it, instead of paying
-        for a second one."""
+        for a second one. Copies releasing at the same moment: the release is recorded
+        with a cap of one (``_pay_once``), so one score is recorded and the others,
+        never shown, are dropped for it."""
         state = self._state
         if state.majority is None:
-            tag = f"{type(self).__name__}: {_MAJORITY}, s = "
-            released = [label[len(tag):] for label in self._ledger_labels()
-                        if label.startswith(tag)]
-            if released:
-                state.majority = float(released[0])
-            else:
+            released = self._released_majority()
+            if released is None:
                 score = float(noisy_majority_score(state.y, float(self.epsilon), state.rng))
-                self._pay_or_refuse(float(self.epsilon), 0.0, f"{_MAJORITY}, s = {score!r}")
-                state.majority = score
+                try:
+                    # The score goes to budget_ only (where copies read it); the user's
+                    # ledger records the payment.
+                    paid = self._pay_once(float(self.epsilon), 0.0, _MAJORITY,
+                                          note=f", s = {score!r}")
+                except BudgetExhaustedError as exc:
+                    raise QueryBudgetExhaustedError(str(exc), np.empty(0, dtype=np.int8)) from exc
+                released = score if paid else self._released_majority()
+            state.majority = released
         return state.majority
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:

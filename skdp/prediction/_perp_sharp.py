@@ -26,7 +26,16 @@ k ≈ 9·10⁷ and n = 4d·m/α ≈ 7.5·10⁹. This module's schedule changes f
    (the same for the count-m outside queries), k_p ≥ m_p + (4/ε_s)·ln(4(t_p+1)/β_p)
    (a halted copy holds ≳ m_p mediums). An outside query is called "inside" only
    if its noise is below −(m_p − t_l) ≤ −(4 + ln(4t_p/k_p))·σ: probability
-   ≤ e^{−12} at the sizes used, far below α_p.
+   ≤ e^{−12} at the sizes used, far below α_p. **Restarts on the m nearest
+   mediums** (issue 26; utility, privacy unchanged — case (ii)(2) of the Lemma): a
+   halted copy restarts on the m_p "medium" queries nearest its side's boundary,
+   not on all of D_c. Alg. 5 restarts on all of D_c (≈ k_p ≫ m_p points) with the
+   same t_l, t_u; with margins, up to k_p/8 count-0 queries are expected to be
+   wrongly called "medium" — deep inside the target — and an adversary can repeat
+   them; two such points in D_c made the interior "medium" and the error
+   cascaded (ε = 1000, d = 2, m = 3–6, t_l ≈ 1.6, challenge adversary: blocks at
+   0.29, 0.44, 0.34, 0.35 error, seeds 11, 1, 2, 3; now ≤ 0.03; at ε = 100,
+   300 000 queries: 0.068–0.069 → 0.062–0.064).
 4. **The sample pays for the ranks that err, not the slice** (utility only): a
    copy answers "outside" for the r_p = m_p − t_l + σ_p extreme ranks of its
    part, not for all m_p (:func:`strip_rows`), so n ≥ (2d)²·r_1/α_1 and
@@ -83,41 +92,137 @@ factor here is a margin of a few σ or a logarithm.
    a restart late in the phase may hold any of its queries, so its copy needs
    the smallest δ(i) of the phase anyway).
 
-*Lemma (privacy of the sharp schedule; ``"sharp"`` and ``"charged"``).* Suppose
-every copy is a ChallengeBT with parameters (ε_bt, δ_0 = δ_p), svt Stopper with
-ε_s, its inner BetweenThresholds calibrated by Thm 4.3 or, in ``"charged"``, by
-the charged lemma (ChallengeBT ``bt_calibration``), ε_bt + ε_s ≤ ε, run on
-its slice as in Alg. 5, slices cut from an independent uniform partition as
-above, the initial copies at δ_0 = δ*/4 with ε_bt ≤ ε and ε_s ≤ ε − ε_bt,1
-(ε_bt,1: phase 1's copies). Then the initial sample is protected
-with (ε, δ*/4) and the i-th query of phase p with (ε, δ_p) in the sense of
-Def. 3.8. *Proof.* Thm 4.6's case split
-applies unchanged (the slice rule only changes which records a copy sees): a
-record is touched by (i) the slicing of one phase or (ii) one Stopper and one
-re-executed ChallengeBT. (i) Couple the dice of all other records: adding or
-removing the record changes only its own part, and the m extremes of that part
-by at most one replacement; every count query of that copy moves by at most 1,
-the other 2d − 1 copies are identical. By the lemma in ChallengeBT
-(stopper="svt"), which uses only that its inner BetweenThresholds with cutoff k'
-is (ε_bt, δ_0/2)-DP — Thm 4.3 or the charged lemma, whichever the phase
-records — the copy is (ε_bt, δ_0)-DP for such sensitivity-1 changes —
-whatever ε_s, since its Stopper reads only "medium" bits, which are a function
-of its BetweenThresholds transcript and of the query stream — and
-everything else (the other copies, the walk, the labels, the next phase) is
-post-processing of its transcript and of data-independent randomness: (ε_bt,
-δ_p) ≤ (ε, δ_p) for a query record sliced into phase p + 1, (ε_bt, δ*/4) for an
-initial-sample record (held by an initial copy only: restarted copies hold the
-medium queries, later phases the queries phase 1 labelled). (ii) The record's
-"medium" bit enters one Stopper, pure ε_s-DP (Stopper ``calibration="svt"``),
-and the record joins one re-executed copy, (ε_bt, δ_0)-DP; basic composition
-gives (ε_s + ε_bt, δ_p) ≤ (ε, δ_p) — for a phase-1 query in an initial copy's
-Stopper, ε_s,init + ε_bt,1 ≤ ε by the assumption. The per-record δ_p of the geometric schedule
-sum to ≤ δ*/2 over the whole unbounded stream, exactly as for the other presets,
-and δ(0) = δ*/4. ∎ The audit ``tests/privacy/test_perp_sharp_audit.py`` runs
-this preset end to end (fit and a stream; passes), and its broken twin — parts
-assigned by row *position* (data-dependent parts) with noiseless
-BetweenThresholds — fails it (both presets); the svt Stopper, ChallengeBT and
-charged lemmas have their own audits and twins
+*Lemma (privacy of the sharp schedule; ``"sharp"`` and ``"charged"``).* Neighbours
+are those of Stemmer's Fig. 1 / Def. 3.8: the initial samples S⁰, S¹ differ by adding
+or removing one labelled record (challenge round 0), or the query of round i ≥ 1 is
+x_i in one world and ⊥ in the other. Assume
+
+(a) every copy — initial, phase p, restarted — is a ChallengeBT with the svt
+    Stopper: Stopper ε_s, inner BetweenThresholds (ε_bt, δ_0/2) with cutoff k',
+    certified by Thm 4.3 (gap 4σ) or by the charged lemma, k ≥ 4·ln(4/δ_0) and
+    k' − k ≥ (4/ε_s)·ln(2/δ_0) (ChallengeBT re-checks all of it);
+(b) phase p's copies and restarts have ε_bt,p + ε_s,p ≤ ε and δ_0 = δ_p; the
+    initial copies ε_bt,0 ≤ ε, δ_0 = δ*/4 and ε_s,0 + ε_bt,1 ≤ ε;
+(c) each phase draws, for every positive of its sample, an independent uniform
+    part in {0, …, 2d − 1}; the copy of part c holds the m extremes on its axis of
+    part c only; a restart holds the m extremes, on its axis and side, of its own
+    D_c (the copy's "medium" queries since its last (re-)execution);
+(d) t_p·δ_p ≤ δ*/2^(p+1).
+
+Then for every adaptive adversary, horizon T and challenge index i, the views satisfy
+Def. 3.8 with δ(0) = δ*/4 and δ(i) = δ_p for every query of phase p, so
+Σ_i δ(i) ≤ δ*/4 + Σ_p δ*/2^(p+1) = 3δ*/4 ≤ δ* however long the stream runs.
+
+*Proof* (reviewed independently for issue 26; Thm 4.6's simulation: Sim runs the
+adversary and everything that does not depend on the challenge bit b, and outputs ⊥
+when the challenge is not in round i — Stemmer's View-bar, which handles the
+conditioning on r* = i; Helper runs what depends on b and is (ε, δ(i))-DP in b).
+Two facts are used throughout.
+
+F1 (one slice, per-query sensitivity 1). Let S be a part's values on axis j and
+S′ = S plus or minus one value. On the m largest (Right_j) or smallest (Left_j) values
+of S, ``_Copy.count`` answers max(0, min(m, |S|) − #{v ∈ S : v ≥ x}) (Right_j: the
+slice's values below x) or max(0, min(m, |S|) − #{v ∈ S : v ≤ x}) (Left_j: above x);
+min(m, |S|) and the count in S each move by at most 1, in the same direction, and
+max(0, ·) is 1-Lipschitz, so every query value moves by at most 1, although the slice itself
+may change by a replacement (one value in, one evicted). Thm 4.3's proof (Bun,
+Steinke & Ullman 2017; Cohen & Lyu 2023) and the charged lemma use the two datasets
+only through the query values, |f(D) − f(D′)| ≤ 1 for every query asked (the
+charged lemma is stated so), hence apply to such a pair, and so does ChallengeBT's
+lemma built on them.
+
+F2 (one copy depends on b). When one interactive mechanism M depends on b and the
+copies running concurrently with it do not (their data and coins are b-free), the
+adversary can run those copies itself: the system is M facing a larger adversary,
+no concurrent-composition theorem is needed (unlike ``"practical"``, whose 2d
+copies all move with one record), and its privacy is M's.
+
+*Case i = 0 (initial record r).* Copies hold positives only: a negative r changes
+nothing. A positive r gets a die c; couple the other records' dice (i.i.d. and
+data-free; that the number of dice drawn follows |S| changes nothing under ideal
+randomness, every later draw being fresh in both worlds). Given the dice only the
+initial copy of part c sees a different slice, with per-query sensitivity 1 (F1);
+by (a) and ChallengeBT's lemma it is (ε_bt,0, δ*/4)-DP — whatever ε_s,0, its
+Stopper reading only "medium" bits, functions of the BetweenThresholds transcript
+and of the queries. Everything else — the other initial copies, restarts (which
+hold queries), phase 2 (cut from phase-1 queries answered "inside"), the labels,
+the public counters — is b-free given that copy's transcript (F2). A mixture over c
+of (ε_bt,0, δ*/4)-indistinguishable pairs is one, and ε_bt,0 ≤ ε: (ε, δ(0)).
+
+*Case i ≥ 1, in phase p.* Sim runs the mechanism itself up to the walk of round i
+(the current copies' data do not depend on b) and then walks x_i through the copies
+itself, drawing their BetweenThresholds noise (the ⊥ world draws none; the noise
+streams are i.i.d., so every later query gets fresh noise in both worlds); the
+challenge round's answer is not in the view. Exactly one of:
+
+(i) *no copy answered "medium".* A BetweenThresholds with fixed thresholds keeps no
+    state but its ⊤ count (the never-halting inner one none at all), its Stopper got
+    a 0 (⊥: nothing), and ChallengeBT's Flag is reset by the next stopping query:
+    the copies' states are equal in both worlds. A query answered "outside" (a
+    "high") is never used again: the views coincide. A query answered "inside" is in
+    phase p's D; Helper cuts phase p + 1's slices from D^b and runs the copy of x_i's
+    part — as in case 0, with phase p + 1's copies: (ε_bt,p+1, δ_{p+1}), and
+    δ_{p+1} = δ_p/6 ≤ δ_p. x_i is in no restart (restarts hold "medium" queries) and
+    in no later phase (phase p + 2 is cut from phase p + 1's queries).
+(ii) *copy c answered "medium"* (the walk stops there: x_i is labelled "outside"
+    and not put in D). The worlds differ in copy c's Stopper, which holds one more 1
+    from round i on, and in D_c, which holds x_i; the inner BetweenThresholds has no
+    state to differ. Helper runs (1) copy c's svt Stopper. Unlike Stemmer's
+    memoryless Stopper — which Helper may instantiate afresh "on m + b ones", as
+    Thm 4.6 does — the svt Stopper keeps its threshold noise ρ, correlated with its
+    earlier ⊥ answers. So Helper runs the Stoppers of all copies alive at round i
+    from their instantiation (their bits before round i are b-free, supplied by
+    Sim; equivalently, it draws ρ from its posterior given copy c's earlier
+    answers, a b-free computation) and adds the bit b, at round i, to copy c's —
+    the one Sim's walk named; the other Stoppers stay b-free (F2). Copy c's is the
+    Stopper lemma's setting (one bit of an adaptively fed stream differs; monotone
+    AboveThreshold, Lyu, Su & Li 2017): pure ε_s,c-DP. (2) If copy
+    c halts before phase p ends, its restart on the m extremes of D_c^b — a
+    ChallengeBT with phase p's parameters; D_c changes by one record, so by F1
+    (S = D_c) every count moves by at most 1 — is (ε_bt,p, δ_p)-DP. (2) starts
+    when (1) has answered ⊤ and halted, so this is sequential adaptive
+    composition: (ε_s,c + ε_bt,p, δ_p) ≤ (ε, δ_p) by (b), where ε_s,c = ε_s,p, or
+    ε_s,0 when copy c is an initial copy (then p = 1). If phase p
+    ends first, D_c is discarded: (1) alone. Everything else is b-free (F2).
+
+(d) sums the δ(i) as stated. ∎
+
+*What the code computes (checked in the same review).* ``RectanglesRun``:
+``_partition`` draws the dice per phase from the run's generator,
+``_partition_copies`` gives part 2j to Right_j and 2j + 1 to Left_j (m extremes of
+that part), ``_Copy.count`` is F1's count; ``_challenge_bt`` passes (ε_bt =
+``epsilon_instance``, δ_0 = ``delta_instance``, ε_s = ``stopper_epsilon``, k, T =
+t_p + 1, t_l, t_u, σ) to ChallengeBT, which recomputes k' and re-certifies
+(σ, t_u − t_l, k') at (ε_bt, δ_0/2); the initial copies are used in phase 1 only, and
+``_reexecute`` restarts with the *current* phase's parameters on the m extremes of
+``pending`` (the copy's "medium" queries; ``_extremes``, as the slices) and starts
+the new copy with an empty ``pending``; ``_segment`` stops each walk at the first
+answer that is not "low", sends "medium" queries to ``pending`` only and "inside"
+ones to the next phase's sample only. Here: ``_solve_share`` sets ε_bt = (1 − s)·ε,
+ε_s = s·ε, δ_0 = δ_p; :func:`solve_initial_copies` ε_bt = ε, δ_0 = δ*/4, and only
+shares with s·ε ≤ ε − ε_bt,1; ``_solve_phase`` sets δ_p = (δ*/2^(p+1))/t_p (the
+geometric DeltaSchedule's phase budget); :meth:`PERPParameters.violations` checks
+(b), (d), δ(0) + δ*/2 ≤ δ* and each phase's certificate (:func:`sharp_checks`). The
+ledger charges (ε, δ*/4) at the first data-dependent answer and each query its δ(i):
+per-record bookkeeping of Def. 3.8, not a composition. At the defaults (ε = 1,
+δ* = 10⁻⁶, α = 0.1, β = 0.05, γ = 0.5, d = 2) ``"charged"`` has every phase and the
+initial copies on the charged lemma, ε_bt = 0.96875, ε_s = 0.03125 (initial copies:
+ε_bt = 1), δ_1 = 1.62·10⁻¹⁵, t_1 = 154,378,926 and 6,928,097 first-phase rows. The
+review found every step of the previous text true and corrected it in three places,
+none changing a number: a query sliced into phase p + 1 is protected by that phase's
+δ_{p+1} (not δ_p); the svt Stopper has memory, so Helper cannot instantiate it afresh
+as Thm 4.6 does (case (ii)(1)); and F1 (a replacement in a slice, not an add/remove)
+is what the BetweenThresholds proofs are applied to. It made F2 (no concurrent
+composition is needed), the simulated walk of round i, the dice coupling and the
+ideal-randomness assumption explicit. Sim's walk is a fresh, b-free draw: in world
+1 it is the real walk; in world 0 Helper, given b = 0, reproduces the ⊥ run exactly
+whichever case it names, so the simulation is perfect in both worlds. ChallengeBT's
+lemma itself uses an ideal mechanism that outputs a marker when its inner
+BetweenThresholds halts first (see its docstring).
+The audit ``tests/privacy/test_perp_sharp_audit.py`` runs both presets end to end
+(fit and a stream; passes), and its broken twin — parts assigned by row *position*
+(data-dependent parts) with noiseless BetweenThresholds — fails it; the svt
+Stopper, ChallengeBT and charged lemmas have their own audits and twins
 (``tests/privacy/test_charged_between_thresholds_audit.py`` for the last).
 """
 
@@ -210,8 +315,12 @@ def solve_sharp_phase(probe, overrides, k_floor=0, bt_epsilon=None, shares=STOPP
     """
     ratios = (None, *GAP_RATIOS) if calibration == "charged" else (None,)
     if overrides:
-        return _solve_share(probe, overrides, k_floor, bt_epsilon, STOPPER_SHARE,
-                            ratios[-1])
+        # m, k or t_l are given: of the analyses, keep the one with the least noise
+        # (both are certified for the same copy; at large ε it is Thm 4.3, whose noise
+        # the lemma's λ ≥ 1 cannot match), as the search below keeps the least rows.
+        candidates = [_solve_share(probe, overrides, k_floor, bt_epsilon, STOPPER_SHARE,
+                                   ratio) for ratio in ratios]
+        return min(candidates, key=lambda q: q.bt_noise_scale)
     candidates = [_solve_share(probe, overrides, k_floor, bt_epsilon, share, ratio)
                   for share in shares for ratio in ratios]
     return min(candidates, key=lambda q: _objective(q, bt_epsilon))

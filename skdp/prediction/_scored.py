@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from .._input import validate_data
 from ._base import QueryBudgetExhaustedError
 
 __all__: list[str] = []

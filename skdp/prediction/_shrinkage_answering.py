@@ -7,16 +7,20 @@ Ledger protocol (``budget_``, shared by every copy of one fitted predictor)
 --------------------------------------------------------------------------
 * The first answer of any copy *reserves the whole plan*: the composition of the
   cap of BSU instances (by the chosen accounting) or the one Stemmer / charged instance's
-  (ε, δ). Later steps are recorded at zero cost, so the ledger's labels count them:
-  ``"BetweenThresholds instance i"`` when an instance starts and ``"hard query i"``
-  at each ⊤.
+  (ε, δ), paid exactly once over all copies (``_pay_once``). Later steps are recorded
+  at zero cost, so the ledger's labels count them: ``"BetweenThresholds instance i"``
+  when an instance starts and ``"hard query i"`` at each ⊤, each with its cap checked
+  in the same transaction (``_mark(..., cap=...)``) before any answer of that
+  instance, or the ⊤, leaves the call. Copies racing for the last slot cannot both
+  get it; the loser refuses with the answers released so far.
 * BSU: at most ``max_hard_queries_`` instances over all copies (each ends at its
-  ⊤), checked before an instance starts.
+  ⊤).
 * Stemmer or charged: one instance for the life of the fitted predictor. A copy without the
   live instance (deepcopy, pickle) cannot answer once it was started: a second
   instance would be a second (ε, δ) release, and resuming it would need its noise.
 * Hard queries: at most ``max_hard_queries_`` over all copies, in both
-  calibrations.
+  calibrations. A ⊤ refused by the cap is not released, and the teachers stay as
+  they were.
 * Too few rows: the subsample-and-aggregate fallback reserves its own plan
   (``skdp.prediction._small_sample``, Lemma F).
 * Scores (``skdp.prediction._scored``): L → t_l/2, R → (1 + t_u)/2 (the middles of
@@ -46,7 +50,16 @@ the queries one at a time. ∎
 (ε_plan, δ) is a sound record of the privacy spent, whatever happens later.
 *Proof.* The transcript is an adaptive composition of at most v instances (or one
 Stemmer / charged instance), which the accountant bounds by (ε_plan, δ) whatever the stopping
-point. The number i of instances used is data-dependent, and the optimal
+point. With copies (deepcopy, pickle, other processes on one shared ledger) several BSU
+instances run at once and their queries interleave arbitrarily: a *concurrent*
+composition of at most v interactive (ε_bt, δ_bt)-DP mechanisms on one sample, each with
+its own noise (a copy never reuses another's generator), v enforced through the shared
+ledger's instance cap. Vadhan & Zhang 2023 (STOC: every interactive f-DP mechanism is an
+interactive post-processing of a non-interactive one, so every composition bound for
+non-interactive (ε, δ)-DP mechanisms — the exact optimal one of ``accounting="paper"``,
+the PLD of ``"tight"`` — holds for concurrent composition) and Lyu 2022 (NeurIPS: the
+same for (ε, δ)-DP, optimal, and Rényi DP) make the bound of the sequential plan valid
+for any interleaving. The number i of instances used is data-dependent, and the optimal
 composition bound for a *fixed* i is not an odometer: a filter valid for a
 data-dependent i needs its own analysis (Rogers et al. 2016), which the per-i
 bounds do not provide. Charging ε_plan at the first answer is therefore the
@@ -62,7 +75,7 @@ from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 
 from .._streams import child_generator
-from ..exceptions import BudgetExhaustedError
+from ..exceptions import BudgetExhaustedError, CapReachedError
 from ..mechanisms.between_thresholds import BetweenThresholds
 from ._base import QueryBudgetExhaustedError
 
@@ -105,10 +118,6 @@ class _ShrinkageAnswering:
     def _check_answering_fitted(self):
         check_is_fitted(self, "budget_")
 
-    def _mark(self, label):
-        """Record a zero-cost step in ``budget_`` (shared by copies; counts the caps)."""
-        self.budget_.spend(0.0, 0.0, label=f"{type(self).__name__}: {label}")
-
     def _ledger_labels(self):
         name = f"{type(self).__name__}: "
         return [label[len(name):] if label.startswith(name) else label
@@ -118,30 +127,39 @@ class _ShrinkageAnswering:
     def _refuse(self, message, answered):
         raise QueryBudgetExhaustedError(f"{type(self).__name__}: {message}", answered)
 
-    def _start_instance(self, answered):
-        state, cap = self._state, self.max_hard_queries_
-        if self._count_labels(_HARD) >= cap:
-            self._refuse(f"all {cap} hard queries of this predictor and its copies are used; "
-                         f"{len(answered)} answer(s) of this call were released "
-                         "(error.answers).", answered)
-        started = self._count_labels(_INSTANCE)
-        single = self.calibration_ in ("stemmer", "charged")
-        if single and started:
+    def _refuse_hard_cap(self, answered):
+        cap = self.max_hard_queries_
+        self._refuse(f"all {cap} hard queries of this predictor and its copies are used; "
+                     f"{len(answered)} answer(s) of this call were released "
+                     "(error.answers).", answered)
+
+    def _refuse_instance(self, answered):
+        if self.calibration_ in ("stemmer", "charged"):
             self._refuse(f"its one {self.calibration_} BetweenThresholds instance was started "
                          "by another copy (or before this copy was made) and cannot be resumed "
                          "here; use calibration='bsu' for a predictor answered from several "
                          "copies.", answered)
-        if not single and started >= cap:
-            self._refuse(f"all {cap} BetweenThresholds instances of this predictor and its "
-                         "copies are started.", answered)
-        if not self._count_labels(_RESERVE):
-            plan = self._plan
-            try:
-                self._pay(plan["planned_epsilon"], float(self.delta),
-                          f"{_RESERVE} ({self.calibration_}, {cap} hard queries)")
-            except BudgetExhaustedError as exc:
-                raise QueryBudgetExhaustedError(str(exc), answered) from exc
-        self._mark(f"{_INSTANCE} {started + 1}")
+        self._refuse(f"all {self.max_hard_queries_} BetweenThresholds instances of this "
+                     "predictor and its copies are started.", answered)
+
+    def _start_instance(self, answered):
+        state, cap = self._state, self.max_hard_queries_
+        limit = 1 if self.calibration_ in ("stemmer", "charged") else cap
+        # Reading the counts first only refuses early, with nothing paid; the caps are
+        # enforced by the capped mark below, in the same transaction as the record.
+        if self._count_labels(_HARD) >= cap:
+            self._refuse_hard_cap(answered)
+        started = self._count_labels(_INSTANCE)
+        if started >= limit:
+            self._refuse_instance(answered)
+        try:
+            self._pay_once(self._plan["planned_epsilon"], float(self.delta),
+                           f"{_RESERVE} ({self.calibration_}, {cap} hard queries)")
+            self._mark(f"{_INSTANCE} {started + 1}", cap=(_INSTANCE, limit))
+        except CapReachedError:
+            self._refuse_instance(answered)
+        except BudgetExhaustedError as exc:
+            raise QueryBudgetExhaustedError(str(exc), answered) from exc
         state.mechanism = self._new_mechanism(1.0 / state.teachers.data.n_blocks)
 
     def _new_mechanism(self, sensitivity):
@@ -158,11 +176,21 @@ class _ShrinkageAnswering:
         )
 
     # ------------------------------------------------------------------ answering
+    def _record_hard_query(self, answered):
+        """Record the next ⊤ under the hard-query cap, before it is released; at the cap
+        refuse with ``answered``, the teachers and hard queries as they were."""
+        state = self._state
+        try:
+            self._mark(f"{_HARD} {state.forced_y.size + 1}",
+                       cap=(_HARD, self.max_hard_queries_))
+        except CapReachedError:
+            state.mechanism = None  # it answered ⊤: it cannot go on without the update
+            self._refuse_hard_cap(answered)
+
     def _hard_query(self, x, label):
         state = self._state
         state.forced_X = np.concatenate([state.forced_X, x[None, :]])
         state.forced_y = np.concatenate([state.forced_y, [label]]).astype(np.int8)
-        self._mark(f"{_HARD} {state.forced_y.size}")
         if self.mode_ == "halfspace":
             state.teachers.fit(None, None, through=state.forced_X)
             return
@@ -197,6 +225,7 @@ class _ShrinkageAnswering:
             m = codes.size
             answers[i : i + m] = self._code_scores(codes)
             if codes[-1] == BetweenThresholds.HARD:
+                self._record_hard_query(answers[: i + m - 1].copy())
                 label = np.int8(state.rng.choice(np.array([-1, 1])))
                 answers[i + m - 1] = 0.5 + label * (upper - lower) / 4.0
                 self._hard_query(chunk[m - 1], label)

@@ -39,8 +39,11 @@ sequences of at most T such events, however many are actually used. Scores, labe
 and probabilities are functions of the released counts and independent coins. ∎
 
 Ledger: the first answer of any copy reserves the plan (the composed ε of T answers
-at δ), as Lemma 2 of ``_shrinkage_answering`` does for the BetweenThresholds plan;
-each call then records a zero-cost ``"fallback queries a-b"``. Once the plan is
+at δ), once over all copies, as Lemma 2 of ``_shrinkage_answering`` does for the
+BetweenThresholds plan; each call then claims its queries with a zero-cost
+``"fallback queries a-b"`` before answering (``claim_queries`` in
+``skdp.prediction._base``: the ranges of all copies tile 1, …, T without overlap, so
+at most T answers are released). Once the plan is
 reserved the predictor keeps answering this way: ``partial_fit`` rows are pooled but
 never turn it into Yan's predictor (that would be a second release).
 """
@@ -52,7 +55,7 @@ import math
 import numpy as np
 
 from ..exceptions import BudgetExhaustedError
-from ._base import QueryBudgetExhaustedError
+from ._base import QueryBudgetExhaustedError, claim_queries
 from ._teachers import _as_hypothesis_class, _Blocks, _partition, make_teachers
 from .subsample_aggregate import VoteScores, _composed_epsilon, _NoisyCounts, _per_query_epsilon
 
@@ -103,20 +106,28 @@ class _SmallSampleFallback(_NoisyCounts):
 
     def _fallback_scores(self, X):
         state, n, planned = self._state, X.shape[0], int(self.planned_queries)
-        used = self._fallback_used()
-        if used + n > planned:
-            self._refuse(f"{n} new queries asked but only {planned - used} of the "
+
+        def refuse(remaining):
+            self._refuse(f"{n} new queries asked but only {remaining} of the "
                          f"planned_queries={planned} of its small-sample fallback remain "
                          "(for this predictor and its copies). Nothing was answered.",
                          np.empty(0))
+
+        used = self._fallback_used()
+        if used + n > planned:
+            refuse(planned - used)  # before the plan is paid
         eps_q = self._fallback_epsilon()
         if not self._fallback_started():
             planned_eps = min(_composed_epsilon(eps_q, float(self.delta), planned,
                                                 self.accounting), float(self.epsilon))
             try:
-                self._pay(planned_eps, float(self.delta), f"{_RESERVE} ({planned} queries)")
+                self._pay_once(planned_eps, float(self.delta), f"{_RESERVE} ({planned} queries)")
             except BudgetExhaustedError as exc:
                 raise QueryBudgetExhaustedError(str(exc), np.empty(0)) from exc
-        self._mark(f"{_QUERIES}{used + 1}-{used + n}")
+
+        def record(a):
+            self._mark(f"{_QUERIES}{a + 1}-{a + n}", cap=(f"{_QUERIES}{a + 1}-", 1))
+
+        claim_queries(self._fallback_used, record, n, planned, refuse)
         noisy = self._release_counts(state.fallback, X, eps_q)
         return state.scores(noisy, state.fallback.data.n_blocks, eps_q, state.rng)

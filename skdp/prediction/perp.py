@@ -28,13 +28,18 @@ _PRIVACY_COMMON = """
     any query stream, realizable or not, γ-fraction or not; only utility needs the
     assumptions. What is capped: every ChallengeBT copy halts through its Stopper
     (after about k_p "medium" answers) and, as a hard cap, after T = t_p + 1
-    stopping queries; phases end after t_p queries whatever the answers; RSC cuts
-    exactly 2d slices per phase. k and the threshold gap are raised to the least
+    stopping queries; phases end after t_p queries whatever the answers; every
+    phase cuts exactly 2d slices (a random partition of its positives by default,
+    RSC for ``"practical"`` / ``"paper"``). k and the threshold gap are raised to the least
     values ChallengeBT's proof (Alg. 4, Thm 4.3) covers, and ChallengeBT itself
     refuses anything less, so the explicit overrides cannot weaken privacy. The
     per-copy (ε_0, δ_0) and the composition argument (RSC for ``preset="paper"``,
     at most 2d concurrent copies on cascade-neighbouring slices for
-    ``"practical"``) are derived in :func:`perp_parameters`.
+    ``"practical"``) are derived in :func:`perp_parameters`; for ``"sharp"`` and
+    the default ``"charged"`` one record reaches one copy (a random partition of
+    the slices), and the per-record case split — initial record, query that no
+    copy called "medium", query that one copy called "medium" — is the reviewed
+    lemma of ``skdp.prediction._perp_sharp``.
     Copies: ``clone`` is unfitted; ``deepcopy``/pickle share ``budget_`` but not
     the running mechanism (forking it would reuse or double its noise): a copy of
     a started predictor refuses to answer (:class:`QueryBudgetExhaustedError`).
@@ -51,13 +56,16 @@ class RectanglesPERPClassifier(_PERPBase):
 
     A private *everlasting* predictor never releases a model: ``fit`` keeps the
     labelled sample, and ``predict`` answers an endless stream of queries, in
-    order, phase after phase. Each phase (Alg. 5) cuts, with RSC, 2d boundary
-    slices of ≈ m_p positives — the largest (Right_j) and smallest (Left_j) on
-    every axis j — and runs a ChallengeBT copy on each: a query is labelled
+    order, phase after phase. Each phase (Alg. 5) cuts 2d boundary slices of
+    ≈ m_p positives — the largest (Right_j) and smallest (Left_j) on every axis
+    j; by default (``"charged"``, ``"sharp"``) each from its own part of a random
+    partition of the positives, in ``"practical"`` / ``"paper"`` with RSC — and
+    runs a ChallengeBT copy on each: a query is labelled
     ``classes_[0]`` ("outside") as soon as a copy finds many of its points beyond
     the query (answer "high"), or finds it *inside the boundary* ("medium": the
     query joins that copy's dataset D_j^s, and a copy whose Stopper halts is
-    re-executed on D_j^s); otherwise ``classes_[1]`` ("inside"). The phase's
+    re-executed on D_j^s — by default on its m points nearest the boundary);
+    otherwise ``classes_[1]`` ("inside"). The phase's
     positively answered queries are the next phase's sample. Robust: only a γ
     fraction of the queries need to come from the distribution (Def. 3.1).
 
@@ -69,29 +77,34 @@ class RectanglesPERPClassifier(_PERPBase):
         δ*: Σ_i δ(i) over the initial sample and all queries ever is ≤ δ*.
     alpha, beta : float in (0, 1), default=0.1, 0.05
         Target error on the distribution and failure probability (Def. 3.1);
-        phase p uses α_p = α/2^p, β_p = β/2^p.
+        phase p uses β_p = β/2^p and α_p = α/2^p (``"charged"``, ``"sharp"``:
+        α_1 = 3α/4, then α/2^(p+1)).
     gamma : float in (0, 1], default=0.5
         Fraction of queries assumed to come from the distribution; only the phase
         lengths t_p ∝ 1/γ depend on it.
-    preset : {"practical", "paper", "sharp", "charged"}, default="practical"
-        ``"paper"``: the constants of Alg. 5 / Lemma B.7 (m_p ≥ 4Δ_p, k_p ≥ 2m_p,
-        ε_0 = ε/ln(2/δ_p)); they demand astronomical samples (about 6·10¹² rows at
-        ε = 1, δ* = 10⁻⁶, α = 0.1, β = 0.05, γ = 0.5, d = 2), and ``fit`` refuses
-        when the need exceeds 10⁹ rows. ``"practical"``: the same mechanisms and
-        privacy proof with the utility constants cut to what the noise actually
-        needs and the per-copy ε_0 = ε/min(2d, ln(2/δ_p)) (about 7.5·10⁹ rows at
-        the same setting, 3·10⁵ at ε = 100). ``"sharp"``: slices cut from an
-        independent random partition of the positives into 2d parts (each copy
-        at ε_bt + ε_s = ε, δ_0 = δ_p), ChallengeBT with the pure-DP svt Stopper,
-        and thresholds set by margins instead of union bounds, the initial
-        sample's copies at δ(0) = δ*/4, α_1 = 3α/4 (about 2.7·10⁷ rows at ε = 1,
-        1.7·10⁶ at ε = 4, 4.1·10³ at ε = 100; its own privacy lemma is in
-        ``skdp.prediction._perp_sharp``). ``"charged"``: the ``"sharp"``
+    preset : {"charged", "sharp", "practical", "paper"}, default="charged"
+        Which schedule and constants; :func:`perp_parameters` documents all four
+        and ``parameters_`` holds the one in use. First-phase labelled rows at
+        ε = 1, δ* = 10⁻⁶, α = 0.1, β = 0.05, γ = 0.5, d = 2 (at ε = 4; ε = 100):
+        ``"charged"`` (default) 6,928,097 (5.1·10⁵; 4.1·10³) — the ``"sharp"``
         schedule whose copies' BetweenThresholds noise is certified, phase by
         phase, by the sharper of Stemmer's Thm 4.3 and the charged lemma of
-        ``skdp.mechanisms._charged_calibration`` (about 6.9·10⁶ rows at ε = 1,
-        5.1·10⁵ at ε = 4; as ``"sharp"`` at ε = 100). :func:`perp_parameters`
-        documents all four; ``parameters_`` holds the schedule in use.
+        ``skdp.mechanisms._charged_calibration`` (the two agree on the
+        algorithm; from ε ≈ 60 on Thm 4.3 is sharper and the preset equals
+        ``"sharp"``); its privacy lemma, reviewed, is in
+        ``skdp.prediction._perp_sharp``. A halted copy restarts on the m
+        "medium" queries nearest its boundary (Alg. 5: on all of them; see
+        ``_perp_sharp``, item 3). ``"sharp"`` 2.7·10⁷ (1.7·10⁶; 4.1·10³):
+        slices cut from an independent random partition of the positives into
+        2d parts (each copy at ε_bt + ε_s = ε, δ_0 = δ_p), ChallengeBT with the
+        pure-DP svt Stopper, thresholds set by margins instead of union bounds,
+        the initial sample's copies at δ(0) = δ*/4, α_1 = 3α/4.
+        ``"practical"`` 7.5·10⁹ (3.6·10⁸; 3·10⁵): Alg. 5's slicing and Stopper
+        with the utility constants cut to what the noise needs and per-copy
+        ε_0 = ε/min(2d, ln(2/δ_p)) (the default before issue 26).
+        ``"paper"`` about 6·10¹²: the constants of Alg. 5 / Lemma B.7
+        (m_p ≥ 4Δ_p, k_p ≥ 2m_p, ε_0 = ε/ln(2/δ_p)); ``fit`` refuses when its
+        need exceeds 10⁹ rows.
     slice_size, max_hard : int, optional
         Explicit m (slice size) and k (Stopper threshold) for every phase.
     threshold : float, optional
@@ -176,7 +189,7 @@ class RectanglesPERPClassifier(_PERPBase):
     >>> from skdp.prediction import RectanglesPERPClassifier, perp_parameters
     >>> rng = np.random.default_rng(0)
     >>> inside = lambda X: np.all((X > 0.2) & (X < 0.8), axis=1).astype(int)
-    >>> need = perp_parameters(1000.0, 1e-6, 0.1, 0.05, 1.0, 2, preset="practical")
+    >>> need = perp_parameters(1000.0, 1e-6, 0.1, 0.05, 1.0, 2, preset="charged")
     >>> X = rng.random((need.initial_sample_size, 2))
     >>> clf = RectanglesPERPClassifier(epsilon=1000.0, gamma=1.0, random_state=0)
     >>> clf = clf.fit(X, inside(X))
@@ -244,7 +257,8 @@ next_phase_sample_size_, n_reexecutions_, mechanism_started_, majority_released_
     so every count by at most 1, and the composition bound of the 2 copies covers
     it directly: ε_in = ε/2, δ_in = δ*/2. ``"sharp"`` (and ``"charged"``): the two
     rows of a replacement may fall in both parts of the partition, so both copies pay
-    (ε_bt ≤ ε_in each): ε_in = ε/4, δ_in = δ*/2, and δ(0) = 2δ_1. Either way ε in
+    (ε_bt ≤ ε_in each): ε_in = ε/4, δ_in = δ*/2, and δ(0) = 2·δ_in/4 = δ*/4 (the inner
+    initial copies run at δ_in/4). Either way ε in
     total and δ(0) ≤ δ*/4.
     The selected axis and direction are never released directly.
 
@@ -278,7 +292,7 @@ next_phase_sample_size_, n_reexecutions_, mechanism_started_, majority_released_
         if epsilon / 4.0 > 600.0:
             raise ValueError(
                 "preset='paper' pays group privacy (1 + e^{ε/4}) on δ for the relabelled "
-                f"sample; at ε = {epsilon:g} that factor overflows. Use preset='practical'."
+                f"sample; at ε = {epsilon:g} that factor overflows. Use preset='charged'."
             )
         group = 1.0 + math.exp(epsilon / 4.0)
         return epsilon / 4.0, delta / group, group

@@ -25,7 +25,12 @@ from ..accounting import (
 from ..exceptions import BudgetExhaustedError
 from ..hypotheses import Halfspaces, HypothesisClass
 from ..mechanisms.laplace import geometric_mechanism
-from ._base import QueryBudgetedPredictor, QueryBudgetExhaustedError, _StreamState
+from ._base import (
+    QueryBudgetedPredictor,
+    QueryBudgetExhaustedError,
+    _StreamState,
+    claim_queries,
+)
 from ._scored import _AnswerCache, _ScoredAnswers
 from ._teachers import (
     TEACHER_PARAMETER_CONSTRAINTS,
@@ -324,18 +329,27 @@ class SubsampleAggregatePredictor(_ScoredAnswers, _NoisyCounts, QueryBudgetedPre
 
     def _answer_scores(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         n = X.shape[0]
-        used = self.n_queries_used_
-        if used + n > self.n_queries:
+
+        def refuse(remaining):
             raise QueryBudgetExhaustedError(
                 f"{type(self).__name__}: {n} new queries asked but only "
-                f"{self.n_queries - used} of the planned n_queries={self.n_queries} remain "
+                f"{remaining} of the planned n_queries={self.n_queries} remain "
                 "(for this predictor and its copies). Nothing was answered or spent."
             )
-        eps = self._spent_after(used + n) - self._spent_after(used)
-        dlt = float(self.delta) if used == 0 else 0.0
+
+        def pay(a):
+            # The composition's increment over the claimed range (δ with the first):
+            # the increments of the tiled ranges telescope to the running total.
+            eps = self._spent_after(a + n) - self._spent_after(a)
+            dlt = float(self.delta) if a == 0 else 0.0
+            self._claim(max(eps, 0.0), dlt, f"{_CHARGE_TAG}{a + 1}-{a + n}",
+                        cap=(f"{_CHARGE_TAG}{a + 1}-", 1))
+
         try:
-            self._pay(max(eps, 0.0), dlt, f"{_CHARGE_TAG}{used + 1}-{used + n}")
+            claim_queries(lambda: self.n_queries_used_, pay, n, int(self.n_queries), refuse)
         except BudgetExhaustedError as exc:
+            if isinstance(exc, QueryBudgetExhaustedError):
+                raise
             raise QueryBudgetExhaustedError(str(exc)) from exc
         state = self._state
         noisy = self._release_counts(state.teachers, X, self.epsilon_query_)

@@ -24,8 +24,9 @@ from skdp.prediction import (
 )
 from skdp.preprocessing import PublicBoundsClipper
 
-# Stemmer's construction needs ε·√n large (≈ 7.5·10⁹ rows at ε = 1, see
-# test_perp_parameters): tests run at ε = 1000, where the first phase needs 3 840 rows.
+# Stemmer's construction needs ε·√n large (6.9·10⁶ rows at ε = 1 with the default
+# "charged" preset, see test_perp_parameters): tests run at ε = 1000, where the default's
+# first phase needs 2 805 rows (d = 2, γ = 1).
 EPS = 1000.0
 LO, HI = 0.2, 0.8
 
@@ -35,7 +36,8 @@ def _inside(X):
 
 
 def _need(eps=EPS, gamma=1.0, d=2):
-    return perp_parameters(eps, 1e-6, 0.1, 0.05, gamma, d, preset="practical").initial_sample_size
+    """The default preset's ("charged") first-phase need."""
+    return perp_parameters(eps, 1e-6, 0.1, 0.05, gamma, d, preset="charged").initial_sample_size
 
 
 def _sample(n, seed=0, d=2):
@@ -115,10 +117,23 @@ def test_predict_in_blocks_equals_one_call():
     assert split.budget_.spent == pytest.approx(one.budget_.spent)
 
 
-def test_blocks_equal_one_call_through_reexecutions():
+def _need_with(**kw):
+    """initial_sample_size_ of ``_rect(**kw)`` (a probe fit below the need spends nothing)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _rect(**kw).fit(*_sample(2)).initial_sample_size_
+
+
+@pytest.mark.parametrize("kw", [
+    # The default: its band t_u − t_l is a few σ, narrow at ε = 1000 (σ ≈ 0.2: almost no
+    # query is "medium"); at ε = 30 (σ ≈ 5, charged lemma) copies halt 9 times.
+    dict(preset="charged", epsilon=30.0, slice_size=40, first_phase_length=4000),
+    dict(preset="practical", slice_size=40, max_hard=120, first_phase_length=4000),
+], ids=["charged", "practical"])
+def test_blocks_equal_one_call_through_reexecutions(kw):
     # Small slices and k: copies halt and are re-executed many times.
-    kw = dict(random_state=4, slice_size=40, max_hard=120, first_phase_length=4000)
-    X, y = _sample(4000, seed=10)
+    kw = dict(random_state=4, **kw)
+    X, y = _sample(max(4000, _need_with(**kw)), seed=10)
     Xq = np.random.default_rng(11).normal(0.5, 0.25, size=(20_000, 2))  # hits the boundary
     one = _rect(**kw).fit(X, y)
     full = one.predict(Xq)
@@ -130,9 +145,11 @@ def test_blocks_equal_one_call_through_reexecutions():
     assert split.n_reexecutions_ == one.n_reexecutions_
 
 
-def test_one_query_per_call_equals_one_call():
-    kw = dict(random_state=6, slice_size=40, max_hard=120, first_phase_length=150)
-    X, y = _sample(4000, seed=26)
+@pytest.mark.parametrize("preset", ["charged", "practical"])
+def test_one_query_per_call_equals_one_call(preset):
+    kw = dict(random_state=6, slice_size=40, max_hard=120, first_phase_length=150,
+              preset=preset)
+    X, y = _sample(max(4000, _need_with(**kw)), seed=26)
     Xq = np.random.default_rng(27).normal(0.5, 0.25, size=(400, 2))
     full = _rect(**kw).fit(X, y).predict(Xq)
     clf = _rect(**kw).fit(X, y)
@@ -234,9 +251,11 @@ def test_ledger_charges_epsilon_once_and_delta_per_query(fitted):
     clf = _rect().fit(*_sample(_need()))
     assert clf.privacy_spent_.epsilon == 0.0  # fit spends nothing
     clf.predict(_sample(10, seed=20)[0])
-    first = clf.parameters_.phases[0].delta
+    # δ(0) for the initial sample (the default "charged": δ*/4), then δ_1 per query.
+    initial, first = clf.parameters_.initial_delta, clf.parameters_.phases[0].delta
+    assert initial == 0.25e-6
     assert clf.privacy_spent_.epsilon == EPS
-    assert clf.privacy_spent_.delta == pytest.approx(first + 10 * first)
+    assert clf.privacy_spent_.delta == pytest.approx(initial + 10 * first, rel=1e-9)
     clf.predict(_sample(100_000, seed=21)[0])
     assert clf.privacy_spent_.epsilon == EPS  # never more than ε per record
     assert clf.privacy_spent_.delta <= 0.75e-6

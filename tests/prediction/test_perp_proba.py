@@ -24,7 +24,7 @@ def _sample(n, seed=0):
 
 
 def _need():
-    return perp_parameters(EPS, 1e-6, 0.1, 0.05, 1.0, 2, preset="practical").initial_sample_size
+    return perp_parameters(EPS, 1e-6, 0.1, 0.05, 1.0, 2, preset="charged").initial_sample_size
 
 
 def _rect(**kw):

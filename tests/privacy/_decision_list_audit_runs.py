@@ -62,3 +62,11 @@ class NoiselessCounts(DPDecisionListClassifier):
 
     def _release_counts(self, counts, unit, step_epsilon, rng):
         return (counts + unit // 2) // unit
+
+
+class TwiceEpsilon(DPDecisionListClassifier):
+    """Broken: calibrates every step (selections and counts) for 2ε while claiming (and
+    charging) ε — the factor-two twin of issue 26, item 9."""
+
+    def _plan(self, epsilon, delta, n_features):
+        return super()._plan(2.0 * epsilon, delta, n_features)

@@ -18,10 +18,10 @@ def one_feature_streams(n_rows):
     return X0, X1
 
 
-def run_recording(cls, X, y, seed, params, classes=(0, 1)):
+def run_recording(cls, X, y, seed, params, classes=(0, 1), summary=None):
     """``cls(**params).fit(X, y)`` minus the input validation (identical otherwise: the
     audits check it against fit); returns the estimator and the mean of w̃[0] over
-    every release (NaN when nothing was released)."""
+    every release (NaN when nothing was released), or ``summary(list of w̃[0])``."""
     est = cls(**params, random_state=seed)
     released = []
     inner = est._release_weights
@@ -39,6 +39,8 @@ def run_recording(cls, X, y, seed, params, classes=(0, 1)):
         est._init_state(X.shape[1])
         est._before_block(X.shape[0])
         est._consume(X.astype(float), np.where(y == 1, 1.0, -1.0))
+    if summary is not None:
+        return est, summary(released)
     return est, (float(np.mean(released)) if released else np.nan)
 
 

@@ -41,6 +41,14 @@ class LiteralLogT(BinaryTreeCounter):
         return math.log2(self.n_steps) / self.epsilon
 
 
+class HalfNoise(BinaryTreeCounter):
+    """Broken: half the per-node noise (calibrated for 2ε, claiming ε)."""
+
+    @property
+    def _node_noise_scale(self):
+        return super()._node_noise_scale / 2
+
+
 def _nodes_containing(step, n_steps):
     """(start, end] of every released node containing ``step`` (level j, end k·2^j, k odd)."""
     nodes = []
@@ -120,6 +128,11 @@ def test_audit_catches_unscaled_noise(step):
 
 def test_audit_catches_unscaled_noise_discrete():
     res = _audit(UnscaledNoise, 1, 50_000, discrete=True)
+    assert res.epsilon_lower_bound > EPS, str(res)
+
+
+def test_audit_catches_half_noise():
+    res = _audit(HalfNoise, 1, 100_000)
     assert res.epsilon_lower_bound > EPS, str(res)
 
 

@@ -15,7 +15,7 @@ the plain majority of the remaining rows (a private cover with a non-private def
 
 A second, sharper pair (:func:`_sharp_pair`) makes both selections of a 2-step list
 lose nearly their whole ε̂ on one fixed event, so an estimator calibrated for 2ε
-(``_TwiceEpsilon``) is caught while the real one passes (at 2 steps and δ = 10⁻⁶ the
+(``TwiceEpsilon``) is caught while the real one passes (at 2 steps and δ = 10⁻⁶ the
 accountant's ε̂ is basic composition's ε/2).
 """
 
@@ -26,6 +26,7 @@ from _decision_list_audit_runs import (
     D0,
     D1,
     NoiselessCounts,
+    TwiceEpsilon,
     private_run,
     private_sampler,
     sharp_pair,
@@ -120,13 +121,6 @@ def _sharp_event(out):
     return (out[:, 0] == SHARP_FEATURES) & (out[:, -1] == 1)
 
 
-class _TwiceEpsilon(DPDecisionListClassifier):
-    """Broken: calibrates its steps for 2ε while claiming (and charging) ε."""
-
-    def _plan(self, epsilon, delta, n_features):
-        return super()._plan(2.0 * epsilon, delta, n_features)
-
-
 # The sharp pair needs 12k-20k samples of a whole fit each (about 90 s for the pair on one
 # core): with the slow sweeps. The fast suite keeps greedy_cover's audits above and
 # their two broken twins; the default algorithm (net cover) has its own sharp pair.
@@ -147,7 +141,7 @@ def test_tight_decision_list_sharp_audit():
 @pytest.mark.slow
 def test_negative_control_calibrated_for_twice_epsilon():
     d0, d1 = _sharp_pair()
-    clf = _TwiceEpsilon(algorithm="greedy_cover", epsilon=2.0, delta=1e-6, max_rules=1,
+    clf = TwiceEpsilon(algorithm="greedy_cover", epsilon=2.0, delta=1e-6, max_rules=1,
                         accounting="tight")
     result = audit_mechanism(_private_sampler(clf), d0, d1, n_samples=20_000,
                              events=[_sharp_event], delta=1e-6)

@@ -21,8 +21,9 @@ fixed from each design's structure before any sample is drawn.
 
 import numpy as np
 import pytest
+from _exact_thresholds import halting_log_probs, pooled_chisquare_pvalue
 
-from skdp.audit import audit_mechanism
+from skdp.audit import audit_mechanism, exact_epsilon
 from skdp.mechanisms import AboveThreshold, HistSparse, StableHistogram
 
 ALPHA = 1e-6
@@ -208,3 +209,60 @@ def test_noiseless_histogram_is_caught():
                              events=H_EVENTS, alpha=ALPHA, delta=H_PARAMS["delta"],
                              random_state=6)
     assert result.epsilon_lower_bound > H_PARAMS["epsilon"], str(result)
+
+
+# ----------------------------------------------------------------- design P, exactly
+# Design P with 4 pins realises little of the claim; with 50 the pins fix the sparse
+# vector's noisy threshold and the last round moves the other way: the switch round then
+# carries the sparse vector's whole ε_svt = (2/3)·ε (AboveThreshold realises its full ε
+# on this pattern, ``test_exact_thresholds.py``). The switch round's law is
+# AboveThreshold's halting law on the fixed queries Q_t (``halting_log_probs``), read
+# from the mechanism's own sparse vector, and is checked against runs (χ²). Exact ε at
+# δ = 10⁻⁶ of the switch round alone (a lower bound for the whole transcript): honest
+# 0.652 of ε = 1; the twin calibrated for 2ε (``split`` doubled: half of every noise),
+# 1.32.
+PINS = 50
+EXACT_D0 = [(_list(10, 1), PINS), (_list(10, 0), 1)]
+EXACT_D1 = [(_list(10, 0), PINS), (_list(10, 1), 1)]
+
+
+def _twice_epsilon_params():
+    split = HistSparse.budget_split(P_PARAMS["epsilon"], P_PARAMS["delta"],
+                                    P_PARAMS["max_switches"])
+    return dict(P_PARAMS, split=(2 * split[0], 2 * split[1], split[2]))
+
+
+def switch_round_law(params, design):
+    hs = HistSparse(**params, random_state=0)
+    svt = hs._svt
+    values = np.concatenate([np.full(rounds, hs._query(data)) for data, rounds in design])
+    return halting_log_probs(values, svt.threshold, svt._query_noise_scale,
+                             svt._threshold_noise_scale)
+
+
+def switch_round_epsilon(params):
+    return exact_epsilon(switch_round_law(params, EXACT_D0), switch_round_law(params, EXACT_D1),
+                         P_PARAMS["delta"])
+
+
+def test_switch_round_law_is_the_mechanisms():
+    rng = np.random.default_rng(9)
+    for design in (EXACT_D0, EXACT_D1):
+        rounds = []
+        for seed in rng.integers(2**62, size=2000):
+            hs, done = HistSparse(**P_PARAMS, random_state=int(seed)), 0
+            for data, n in design:
+                answered, switched = hs.process(data, n)
+                done += answered
+                if switched:
+                    break
+            rounds.append(done - 1 if hs.n_switches else PINS + 1)
+        expected = np.exp(switch_round_law(P_PARAMS, design)) * len(rounds)
+        seen = np.bincount(rounds, minlength=expected.size)
+        assert pooled_chisquare_pvalue(seen, expected) > ALPHA
+
+
+def test_exact_pinning_design_honest_and_twice_epsilon():
+    honest, twin = switch_round_epsilon(P_PARAMS), switch_round_epsilon(_twice_epsilon_params())
+    assert honest <= P_PARAMS["epsilon"], honest  # computed 0.652 (of ε_svt = 0.667)
+    assert twin > P_PARAMS["epsilon"], twin  # computed 1.32

@@ -61,9 +61,12 @@ def _overrides():
                       probe.stopper_noise_scale * math.log(4 * (T1 + 1) / BETA)))
     first = params(max_hard=k).phases[0]
     slices = math.ceil(2 * first.min_gap + first.bt_noise_scale * math.log(8 * T1 / BETA))
+    # The design is the practical preset's (RSC slices, t_u = 2Δ): pinned, now that the
+    # estimators' default is "charged" (audited end to end in test_perp_sharp_audit.py).
     overrides = {"first_phase_length": T1, "max_hard": k, "threshold": first.min_gap,
-                 "slice_size": slices}
-    first = params(**{key: v for key, v in overrides.items() if key != "first_phase_length"})
+                 "slice_size": slices, "preset": "practical"}
+    first = params(**{key: v for key, v in overrides.items()
+                      if key not in ("first_phase_length", "preset")})
     return overrides, first.phases[0].delta, first.initial_sample_size
 
 

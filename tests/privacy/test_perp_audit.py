@@ -52,8 +52,11 @@ DELTA_STAR = 0.05
 N_QUERIES = 5
 # k = 400 keeps the Stoppers (noise scale ≈ 8·ln(2/δ_0)/ε_0 ≈ 80–110) from halting
 # within the 5 queries; k and Δ are raised to ChallengeBT's minimum where needed.
+# The rectangle designs below are the practical preset's (RSC slices, t_u = 2Δ): pinned,
+# now that the estimators' default is "charged" (audited end to end, with its broken
+# twin, in test_perp_sharp_audit.py).
 FAST = dict(delta=DELTA_STAR, gamma=1.0, slice_size=1, max_hard=400, threshold=1.0,
-            first_phase_length=20)
+            first_phase_length=20, preset="practical")
 
 
 class _AuditedStump(DecisionStumpPERPClassifier):
@@ -161,7 +164,8 @@ def test_audit_catches_rectangles_without_noise():
 STUMP_EPS = 3.0
 
 
-STUMP_FAST = {**FAST, "delta": 0.12, "first_phase_length": 5, "max_hard": 600}
+STUMP_FAST = {**{k: v for k, v in FAST.items() if k != "preset"}, "delta": 0.12,
+              "first_phase_length": 5, "max_hard": 600}  # preset: per stump audit
 
 
 def _stump_data(preset="practical"):
@@ -243,7 +247,7 @@ N_PROBES = 5
 
 def _query_design():
     base = dict(delta=DELTA_STAR, alpha=0.99, gamma=1.0, slice_size=1, threshold=1.0,
-                first_phase_length=20_000)
+                first_phase_length=20_000, preset="practical")
     probe = _AuditedRectangles(epsilon=QUERY_EPS, max_hard=1, **base)
     probe.fit(np.array([[0.0], [1.0]] * 40), np.array([1, 0] * 40))
     q = probe.parameters_.phases[0]

@@ -2,32 +2,37 @@
 
 :func:`open_store` turns a URL into a store; stores are cached per process, so every
 handle on a store shares one connection per thread. :func:`promotion_url` names the
-SQLite file that ``memory`` ledgers move to when they cross a process boundary
-(``$SKDP_LEDGER_DIR/ledgers.sqlite``, default a per-user folder in the system's
-temporary directory).
+SQLite file that ``memory`` ledgers move to when they cross a process boundary:
+``ledgers.sqlite`` in this user's private ledger directory
+(:func:`~skdp.accounting.stores._keys.ledger_dir`: ``$SKDP_LEDGER_DIR``, else
+``$XDG_STATE_HOME/skdp``, default ``~/.local/state/skdp``; mode 0700, owner checked).
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 
 from ._base import Charge, LedgerStore
+from ._keys import check_private, ledger_dir
 from .memory import MemoryStore
-from .postgresql import redact_url
+from .postgresql import redact_url, schema_sql
 
-__all__ = ["Charge", "LedgerStore", "open_store", "promotion_url", "redact_url"]
+__all__ = ["Charge", "LedgerStore", "ledger_dir", "open_store", "promotion_url", "redact_url",
+           "schema_sql"]
 
 _STORES: dict[tuple[int, str], LedgerStore] = {}  # (pid, url) -> open store
 _LOCK = threading.Lock()
 
 
 def promotion_url() -> str:
-    """The shared SQLite store that ``memory`` ledgers move to when pickled."""
-    folder = os.environ.get("SKDP_LEDGER_DIR") or os.path.join(
-        tempfile.gettempdir(), f"skdp-ledgers-{os.getuid() if hasattr(os, 'getuid') else 0}")
-    return "sqlite:///" + os.path.abspath(os.path.join(folder, "ledgers.sqlite"))
+    """The shared SQLite store that ``memory`` ledgers move to when pickled (the
+    directory and, if it exists, the file are checked to be private to this user)."""
+    path = os.path.join(ledger_dir(), "ledgers.sqlite")
+    for part in ("", "-wal", "-shm"):
+        if os.path.exists(path + part):
+            check_private(path + part, directory=False)
+    return "sqlite:///" + path
 
 
 def open_store(url: str, create: bool = True) -> LedgerStore:
@@ -54,7 +59,8 @@ def _make_store(url: str, create: bool) -> LedgerStore:
         from .sqlite import SQLiteStore
 
         return SQLiteStore(url[len("sqlite:///"):], create=create)
-    if url.startswith(("postgresql://", "postgres://")):
+    if url.startswith(("postgresql://", "postgres://")) or ("=" in url and "://" not in url):
+        # a libpq URI, or a key=value conninfo string
         from .postgresql import PostgreSQLStore
 
         return PostgreSQLStore(url)

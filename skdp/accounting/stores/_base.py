@@ -1,29 +1,39 @@
-"""What every ledger store provides, and the hash chain that makes its charges tamper-evident.
+"""What every ledger store provides, and the keyed chain that makes its charges tamper-evident.
 
 A store keeps three kinds of record:
 
-* a **ledger**: its id, its totals (ε, δ) and its head (number of charges and the hash
-  of the last one);
+* a **ledger**: its id, its totals (ε, δ), the fingerprint of the key that seals it
+  (``key_id``), its seal (an HMAC of its id and totals) and its head (number of charges
+  and the tag of the last one);
 * its **charges**, append-only: ``(seq, epsilon, delta, label, total_epsilon,
   total_delta, prev_hash, hash)``, where the totals are the running sums up to that
-  charge and ``hash`` covers the row and the previous row's hash; the first row chains
-  to a genesis hash that covers the ledger's id and totals. Deleting, inserting or
-  editing a row (or the totals) breaks the chain; :func:`verify_chain` says where;
-* **streams**: ``(stream_id, ledger_id, version)``. A stateful private object (a
+  charge and ``hash`` is an HMAC-SHA256 tag, under the ledger key, of the row and the
+  previous row's tag; the first row chains to the seal. The key is not in the store
+  (:mod:`~skdp.accounting.stores._keys`), so whoever can write the store cannot forge a
+  row, edit a cost, change the totals or re-chain the ledger after deleting a row:
+  :func:`verify_chain` says where it breaks;
+* **streams**: ``(stream_id, ledger_id, version, mac)``. A stateful private object (a
   predictor mid-stream, an online learner's stream) moves its state forward only by a
-  compare-and-swap of ``version``, so a stale copy of it is refused.
+  compare-and-swap of ``version``, so a stale copy of it is refused; ``mac`` seals the
+  version.
 
-A charge is one transaction: lock the ledger, check its head (:func:`check_head`: the
-row count, the stored costs' sum against the chained running totals, the last row's
-hash — constant work in Python however long the ledger), check that the charge fits,
-append it (and advance a stream, if one is given), commit. The whole chain is walked
-by ``verify`` and the first time a process charges a ledger. Nothing leaves the call
-before the commit, so a process killed mid-charge either committed it or did not.
+What a keyed chain cannot show is a *rollback*: an older, genuine state of the store
+(fewer charges, an older stream version). The rollback witness
+(:mod:`~skdp.accounting.stores._witness`) remembers the newest head and stream versions
+this machine has seen, in the process and in this user's private directory, and the
+stores refuse any state older than that.
+
+A charge is one transaction: lock the ledger, check its seal and head (:func:`check_head`:
+the row count, the stored costs' sum against the chained running totals, the last row's
+tag — constant work in Python however long the ledger — and the witness), check that
+the charge fits, append it (and advance a stream, if one is given), commit. The whole
+chain is walked by ``verify`` and the first time a process charges a ledger. Nothing
+leaves the call before the commit, so a process killed mid-charge either committed it
+or did not.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
@@ -32,10 +42,13 @@ from ...exceptions import (
     BudgetExhaustedError,
     CapReachedError,
     LedgerIntegrityError,
+    LedgerKeyError,
     StaleStateError,
 )
+from ._keys import LedgerKey
 
-__all__ = ["Charge", "LedgerStore", "check_cap", "check_head", "next_charge", "verify_chain"]
+__all__ = ["Charge", "LedgerStore", "MissingLedgerError", "check_cap", "check_head",
+           "next_charge", "verify_chain"]
 
 # Relative slack when comparing a sum of charges to the total, so that e.g. ten charges
 # of 0.1 fit in ε = 1 despite float rounding. The overrun it allows is at most 1e-12·ε.
@@ -79,21 +92,23 @@ def spent_after(last: Charge | None) -> tuple[float, float]:
     return (0.0, 0.0) if last is None else last.spent
 
 
-def _digest(*parts: str) -> str:
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+def genesis_hash(key: LedgerKey, ledger_id: str, epsilon: float, delta: float) -> str:
+    """The ledger's seal, which the first charge chains to: a tag of its id and totals."""
+    return key.mac("skdp-ledger-v2", ledger_id, repr(float(epsilon)), repr(float(delta)))
 
 
-def genesis_hash(ledger_id: str, epsilon: float, delta: float) -> str:
-    """The hash the first charge chains to; it covers the ledger's id and totals."""
-    return _digest("skdp-ledger-v1", ledger_id, repr(float(epsilon)), repr(float(delta)))
-
-
-def charge_hash(ledger_id: str, seq: int, epsilon: float, delta: float, label: str | None,
-                totals: Iterable[float], prev_hash: str) -> str:
-    """The hash of one charge row, chained to ``prev_hash``; ``totals`` are its running
+def charge_hash(key: LedgerKey, ledger_id: str, seq: int, epsilon: float, delta: float,
+                label: str | None, totals: Iterable[float], prev_hash: str) -> str:
+    """The tag of one charge row, chained to ``prev_hash``; ``totals`` are its running
     (total_epsilon, total_delta, comp_epsilon, comp_delta)."""
-    return _digest(ledger_id, str(int(seq)), repr(float(epsilon)), repr(float(delta)),
-                   label or "", *(repr(float(t)) for t in totals), prev_hash)
+    return key.mac("skdp-charge-v2", ledger_id, str(int(seq)), repr(float(epsilon)),
+                   repr(float(delta)), label or "", *(repr(float(t)) for t in totals),
+                   prev_hash)
+
+
+def stream_mac(key: LedgerKey, stream_id: str, ledger_id: str, version: int) -> str:
+    """The tag that seals one version of a stream record."""
+    return key.mac("skdp-stream-v2", stream_id, ledger_id, str(int(version)))
 
 
 def _neumaier(total: float, comp: float, value: float) -> tuple[float, float]:
@@ -104,23 +119,23 @@ def _neumaier(total: float, comp: float, value: float) -> tuple[float, float]:
     return new, comp + ((value - new) + total)
 
 
-def next_charge(ledger_id: str, totals: tuple[float, float], last: Charge | None, epsilon: float,
-                delta: float, label: str | None) -> Charge:
+def next_charge(key: LedgerKey, ledger_id: str, totals: tuple[float, float], last: Charge | None,
+                epsilon: float, delta: float, label: str | None) -> Charge:
     """The charge that follows ``last`` (``None`` for the first): running totals, link."""
     epsilon, delta, label = float(epsilon), float(delta), label or ""
     if last is None:
-        seq, prev, run = 0, genesis_hash(ledger_id, *totals), (0.0, 0.0, 0.0, 0.0)
+        seq, prev, run = 0, genesis_hash(key, ledger_id, *totals), (0.0, 0.0, 0.0, 0.0)
     else:
         seq, prev, run = last.seq + 1, last.hash, last.running
     total_eps, comp_eps = _neumaier(run[0], run[2], epsilon)
     total_delta, comp_delta = _neumaier(run[1], run[3], delta)
     run = (total_eps, total_delta, comp_eps, comp_delta)
     return Charge(seq, epsilon, delta, label, *run, prev,
-                  charge_hash(ledger_id, seq, epsilon, delta, label, run, prev))
+                  charge_hash(key, ledger_id, seq, epsilon, delta, label, run, prev))
 
 
-def verify_chain(ledger_id: str, totals: tuple[float, float], charges: Sequence[Charge],
-                 head_count: int, head_hash: str) -> str | None:
+def verify_chain(key: LedgerKey, ledger_id: str, totals: tuple[float, float],
+                 charges: Sequence[Charge], head_count: int, head_hash: str) -> str | None:
     """Return ``None`` if the charges form an intact chain ending at the head, else why not.
 
     ``charges`` must be ordered by ``seq``. The message names positions, never labels.
@@ -129,19 +144,20 @@ def verify_chain(ledger_id: str, totals: tuple[float, float], charges: Sequence[
     for position, charge in enumerate(charges):
         if charge.seq != position:
             return f"charge #{position} is missing (a row was deleted)"
-        expected = next_charge(ledger_id, totals, last, charge.epsilon, charge.delta,
+        expected = next_charge(key, ledger_id, totals, last, charge.epsilon, charge.delta,
                                charge.label)
         if charge.prev_hash != expected.prev_hash:
             return f"charge #{position} does not chain to the one before it"
         if charge != expected:
             return f"charge #{position} was altered after it was recorded"
         last = charge
-    return check_head(ledger_id, totals, head_count, head_hash, last, len(charges),
+    return check_head(key, ledger_id, totals, head_count, head_hash, last, len(charges),
                       spent(charges))
 
 
-def check_head(ledger_id: str, totals: tuple[float, float], head_count: int, head_hash: str,
-               last: Charge | None, count: int, sums: tuple[float, float]) -> str | None:
+def check_head(key: LedgerKey, ledger_id: str, totals: tuple[float, float], head_count: int,
+               head_hash: str, last: Charge | None, count: int,
+               sums: tuple[float, float]) -> str | None:
     """The per-charge check: ``None`` if the ledger's head is intact, else why not.
 
     ``last`` is the charge at position ``head_count - 1``, ``count`` and ``sums`` what
@@ -153,11 +169,11 @@ def check_head(ledger_id: str, totals: tuple[float, float], head_count: int, hea
         return (f"the ledger records {head_count} charges but {count} remain "
                 "(a row was deleted)")
     if last is None:
-        return None if head_hash == genesis_hash(ledger_id, *totals) else (
+        return None if head_hash == genesis_hash(key, ledger_id, *totals) else (
             "its totals or head were altered")
     if last.seq != head_count - 1 or last.hash != head_hash:
         return "its last charge is missing or the head was altered"
-    if last.hash != charge_hash(ledger_id, last.seq, last.epsilon, last.delta, last.label,
+    if last.hash != charge_hash(key, ledger_id, last.seq, last.epsilon, last.delta, last.label,
                                 last.running, last.prev_hash):
         return f"charge #{last.seq} was altered after it was recorded"
     for stored, chained in zip(sums, last.spent, strict=True):
@@ -216,8 +232,15 @@ def check_cap(cap: tuple[str, int] | None, count: int, label: str | None) -> Non
             "(counted over every copy charging this ledger). Nothing was spent.")
 
 
-def integrity_error(ledger_id: str, problem: str) -> LedgerIntegrityError:
-    return LedgerIntegrityError(
+class MissingLedgerError(LedgerIntegrityError):
+    """The ledger is not in the store and nothing says it ever was (so a new ledger of
+    that name may be created)."""
+
+
+def integrity_error(ledger_id: str, problem: str,
+                    kind: type[LedgerIntegrityError] = LedgerIntegrityError,
+                    ) -> LedgerIntegrityError:
+    return kind(
         f"privacy ledger {ledger_id[:8]} does not verify: {problem}. What it says was "
         "spent cannot be trusted, so spending from it is refused; see PrivacyBudget.verify()."
     )
@@ -296,7 +319,8 @@ class LedgerStore:
 
     def import_ledger(self, ledger_id: str, epsilon: float, delta: float, charges: Sequence[Charge],
                       streams: Mapping[str, int]) -> None:  # pragma: no cover
-        """Copy a ledger, its charges (chain intact) and its streams into this store.
+        """Copy a ledger, its charges (verified by the caller; chained again under this
+        store's key) and its streams into this store.
 
         Shared stores only: they are where a ``memory`` ledger moves when pickled."""
         raise NotImplementedError
@@ -304,3 +328,14 @@ class LedgerStore:
     def streams(self, ledger_id: str) -> dict[str, int]:  # pragma: no cover - interface
         """``{stream_id: version}`` of the ledger's streams."""
         raise NotImplementedError
+
+
+def key_error(ledger_id: str, store_url: str, stored_key_id: str, key: LedgerKey) -> LedgerKeyError:
+    """The ledger was sealed under another key than ``key``: name both fingerprints."""
+    return LedgerKeyError(
+        f"privacy ledger {ledger_id[:8]} in {store_url} was sealed with the ledger key "
+        f"{stored_key_id!r}, but this process's key (from {key.source}) is {key.key_id!r}. "
+        "Every machine that charges a shared ledger needs the same key: set SKDP_LEDGER_KEY "
+        "to the same secret on each (see the user guide's privacy model, 'The ledger's "
+        "threat model'). Spending is refused; nothing was recorded."
+    )

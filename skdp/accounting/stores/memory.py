@@ -6,7 +6,10 @@ crosses a process boundary silently:
 * pickling a budget (or an estimator holding one) whose ledger is here first moves
   the ledger to the shared SQLite file of this machine (see
   :func:`skdp.accounting.stores.promotion_url`), so a joblib/loky or dask worker, or a
-  later process loading the pickle, charges the same ledger as the parent;
+  later process loading the pickle, charges the same ledger as the parent; the chain is
+  verified and sealed again under the ledger key there (here it is keyed with a secret
+  of this process, which nothing else can reach, so creating a ``memory`` budget
+  touches no file);
 * a process created by ``fork`` that inherits the store without pickling cannot reach
   the parent's memory: any use of the store there raises
   :class:`~skdp.exceptions.PrivacyError` naming the fix.
@@ -23,6 +26,7 @@ from ...exceptions import PrivacyError
 from ._base import (
     Charge,
     LedgerStore,
+    MissingLedgerError,
     check_cap,
     check_fits,
     genesis_hash,
@@ -32,6 +36,7 @@ from ._base import (
     stale_error,
     verify_chain,
 )
+from ._keys import LedgerKey
 
 __all__ = ["MemoryStore"]
 
@@ -55,6 +60,7 @@ class MemoryStore(LedgerStore):
         self._ledgers: dict[str, _MemoryLedger] = {}
         self._stream_ledger: dict[str, str] = {}
         self._pending_drops: list[str] = []  # ledgers to forget at the next locked operation
+        self._key = LedgerKey.ephemeral()
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
@@ -82,7 +88,8 @@ class MemoryStore(LedgerStore):
         try:
             return self._ledgers[ledger_id]
         except KeyError:
-            raise integrity_error(ledger_id, "it is not in this process's memory") from None
+            raise integrity_error(ledger_id, "it is not in this process's memory",
+                                  MissingLedgerError) from None
 
     def create_ledger(self, ledger_id: str, epsilon: float, delta: float) -> None:
         with self._locked():
@@ -125,12 +132,11 @@ class MemoryStore(LedgerStore):
         for stream_id in ledger.streams if ledger else ():
             self._stream_ledger.pop(stream_id, None)
 
-    @staticmethod
-    def _problem(ledger_id: str, ledger: _MemoryLedger) -> str | None:
+    def _problem(self, ledger_id: str, ledger: _MemoryLedger) -> str | None:
         head = ledger.charges[-1].hash if ledger.charges else genesis_hash(
-            ledger_id, *ledger.totals)
-        return verify_chain(ledger_id, ledger.totals, ledger.charges, len(ledger.charges),
-                            head)
+            self._key, ledger_id, *ledger.totals)
+        return verify_chain(self._key, ledger_id, ledger.totals, ledger.charges,
+                            len(ledger.charges), head)
 
     def totals(self, ledger_id: str) -> tuple[float, float]:
         with self._locked():
@@ -164,13 +170,13 @@ class MemoryStore(LedgerStore):
             # Memory cannot be edited from outside the process, so the chain is not
             # re-checked here (it is on promotion and by verify()).
             last = self._last(ledger)
-            check_fits(ledger.totals, last, epsilon, delta, label)
-            if cap is not None:
+            if cap is not None:  # first, as in the SQL stores
                 check_cap(cap, sum(c.label.startswith(cap[0]) for c in ledger.charges), label)
+            check_fits(ledger.totals, last, epsilon, delta, label)
             if stream is not None:
                 self._cas(stream[0], stream[1], label)
-            ledger.charges.append(next_charge(ledger_id, ledger.totals, last, epsilon,
-                                              delta, label))
+            ledger.charges.append(next_charge(self._key, ledger_id, ledger.totals, last,
+                                              epsilon, delta, label))
             return len(ledger.charges) - 1
 
     def create_stream(self, ledger_id: str, stream_id: str) -> None:

@@ -4,8 +4,10 @@ Standard-library :mod:`sqlite3` in WAL mode. Every charge is one ``BEGIN IMMEDIA
 transaction (it takes the database's write lock before reading what was spent), so
 check-and-spend is atomic under concurrent processes; ``synchronous=FULL`` makes a
 committed charge survive a killed process (and a power cut). Charges are append-only:
-triggers refuse ``UPDATE`` and ``DELETE`` on them, and the hash chain catches an edit
-made around the triggers.
+triggers refuse ``UPDATE`` and ``DELETE`` on them. Anyone who can write the file can
+drop the triggers (or the tables): a store whose triggers are gone is refused when a
+process opens it, an edit made around them breaks the keyed chain, and an older copy of
+the file is refused by the rollback witness. A new file is created mode 0600.
 
 URLs follow SQLAlchemy: ``sqlite:///ledger.db`` is relative to the working directory,
 ``sqlite:////var/lib/skdp/ledger.db`` absolute. The store's :attr:`url` is always the
@@ -14,21 +16,24 @@ absolute form, so a pickle loaded from another directory finds the same file.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
-from ...exceptions import LedgerIntegrityError
-from ._sql import SQLStore
+from ._base import MissingLedgerError
+from ._sql import TABLES, SQLStore
 
 __all__ = ["SQLiteStore"]
 
+_TRIGGER_NAMES = ("skdp_charges_no_update", "skdp_charges_no_delete")
 _TRIGGERS = tuple(
-    f"""CREATE TRIGGER IF NOT EXISTS skdp_charges_no_{verb.lower()}
+    f"""CREATE TRIGGER IF NOT EXISTS {name}
         BEFORE {verb} ON skdp_charges
         BEGIN SELECT RAISE(ABORT, 'skdp charges are append-only'); END"""
-    for verb in ("UPDATE", "DELETE")
+    for name, verb in zip(_TRIGGER_NAMES, ("UPDATE", "DELETE"), strict=True)
 )
 _BUSY_TIMEOUT_S = 120.0
 
@@ -50,14 +55,28 @@ class SQLiteStore(SQLStore):
         self.path = os.path.abspath(path)
         self.url = "sqlite:///" + self.path
         if not create and not os.path.exists(self.path):
-            raise LedgerIntegrityError(
+            raise MissingLedgerError(
                 f"the ledger file {self.path} does not exist on this machine. A budget "
                 "pickled in one process reaches only processes of the same machine through "
                 "its SQLite file; to share one budget between machines, create it with "
                 "PrivacyBudget(..., store='postgresql://…')."
             )
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        self._create_schema(_TRIGGERS)
+        with contextlib.suppress(FileExistsError):  # 0600 from the start, not the umask's
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        self._open_schema(_TRIGGERS)
+
+    def _existing_tables(self, execute: Callable[..., Any]) -> set[str]:
+        rows = execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN "
+                       "(?, ?, ?)", TABLES).fetchall()
+        return {r[0] for r in rows}
+
+    def _check_guards(self, execute: Callable[..., Any]) -> str | None:
+        rows = execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND "
+                       "tbl_name = 'skdp_charges'").fetchall()
+        missing = set(_TRIGGER_NAMES) - {r[0] for r in rows}
+        return None if not missing else (
+            "the append-only triggers on its charges were removed")
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None,
