@@ -22,7 +22,7 @@ from distributed import Client, LocalCluster
 from joblib import parallel_backend
 from sklearn.model_selection import GridSearchCV
 
-from skdp import DPWinnowClassifier, PrivacyBudget
+from skdp import DPWinnowClassifier, PrivacyBudget, TestingSeed
 
 warnings.simplefilter("ignore")  # keep the example's output to the numbers
 
@@ -43,7 +43,7 @@ if __name__ == "__main__":  # worker processes re-import this file
         Xd = da.from_array(X, chunks=(5_000, d))
         yd = da.from_array(y, chunks=5_000)
         model = DPWinnowClassifier(epsilon=2.0, delta=1e-6, margin=1.0, bounds=(-1, 1),
-                                   classes=[0, 1], budget=budget, random_state=0)
+                                   classes=[0, 1], budget=budget, random_state=TestingSeed(0))
         inc = Incremental(model).fit(Xd, yd, classes=[0, 1])
         print(f"Incremental: accuracy {inc.score(X, y):.3f}; ledger now {budget.spent}")
 

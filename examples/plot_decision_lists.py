@@ -33,7 +33,7 @@ from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier
 
-from skdp import PrivacyBudget
+from skdp import PrivacyBudget, TestingSeed
 from skdp.datasets import breast_cancer_public_bounds
 from skdp.decision_list import (
     ConjunctionFeatures,
@@ -74,7 +74,7 @@ for label, params in {
                 make_pipeline(
                     binarizer(),
                     DPDecisionListClassifier(epsilon=eps, classes=[0, 1], budget=ledger,
-                                             random_state=seed, **params),
+                                             random_state=TestingSeed(seed), **params),
                 ),
                 X, y, cv=5,
             ).mean()

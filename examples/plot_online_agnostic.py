@@ -36,7 +36,7 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from skdp import PrivacyBudget
+from skdp import PrivacyBudget, TestingSeed
 from skdp.hypotheses import threshold_class
 from skdp.online import BatchSanitizedOnlineClassifier, PrivateExpertsClassifier
 from skdp.output import figure_path
@@ -99,7 +99,7 @@ fig.savefig(figure_path("plot_online_agnostic"), dpi=90)
 # this dataset is accounted for.
 budget = PrivacyBudget(20.0)
 pipe = make_pipeline(binning, PrivateExpertsClassifier(experts=thresholds, classes=[0, 1],
-                                                       budget=budget, random_state=0))
+                                                       budget=budget, random_state=TestingSeed(0)))
 search = GridSearchCV(pipe, {"privateexpertsclassifier__epsilon": [1.0, 4.0]}, cv=3)
 search.fit(X[:6000], y[:6000])
 print("best ε:", search.best_params_, "accuracy", round(search.best_score_, 3))

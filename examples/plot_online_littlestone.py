@@ -40,7 +40,7 @@ import numpy as np
 from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 
-from skdp import PrivacyBudget
+from skdp import PrivacyBudget, TestingSeed
 from skdp.exceptions import BudgetExhaustedError, PrivacyWarning
 from skdp.hypotheses.littlestone import ThresholdVersionSpace
 from skdp.online import (
@@ -128,7 +128,7 @@ budget = PrivacyBudget(epsilon=12.0, delta=1e-5)
 private = make_pipeline(
     PublicBoundsClipper(0, n_domain - 1, scale=False),
     AdaptivePrivateOnlineClassifier(eps, 1e-6, thresholds, classes=[0, 1], budget=budget,
-                                    random_state=0),
+                                    random_state=TestingSeed(0)),
 )
 baseline = make_pipeline(PublicBoundsClipper(0, n_domain - 1, scale=False),
                          SOAClassifier(thresholds))

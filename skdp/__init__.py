@@ -51,6 +51,7 @@ from . import (
     preprocessing,
 )
 from ._show_versions import show_versions
+from ._validation import TestingSeed
 from .accounting import PrivacyBudget
 from .decision_list import (
     ConjunctionFeatures,
@@ -119,6 +120,7 @@ __all__ = [
     "SOAClassifier",
     "StaleStateError",
     "SubsampleAggregatePredictor",
+    "TestingSeed",
     "WinnowClassifier",
     "__version__",
     "accounting",

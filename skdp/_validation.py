@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -19,7 +20,9 @@ RandomStateLike = (int | np.integer | np.random.Generator | np.random.RandomStat
                    | np.random.SeedSequence | None)
 
 __all__ = [
+    "RANDOM_STATE_CONSTRAINT",
     "RandomStateLike",
+    "TestingSeed",
     "as_float_array",
     "check_delta",
     "check_epsilon",
@@ -27,9 +30,13 @@ __all__ = [
     "check_generator",
     "check_positive_int",
     "check_public_bounds",
+    "check_random_state_mode",
     "check_sensitivity",
     "clip_to_unit",
+    "fork_random_state",
     "private_data_error",
+    "seeded_generator",
+    "seeded_warning",
 ]
 
 
@@ -188,3 +195,131 @@ def check_generator(random_state: RandomStateLike) -> np.random.Generator:
         "random_state must be None, an int, a numpy Generator or RandomState, "
         f"got {random_state!r}."
     )
+
+
+class TestingSeed:
+    """Opt-in, by name, to reproducible noise *for testing* when a ``budget`` is given.
+
+    ``random_state=skdp.TestingSeed(0)`` (or a wrapped Generator, RandomState or
+    SeedSequence). A seeded estimator's noise is reproducible from its own
+    ``get_params()``: whoever holds the released model (or just its parameters) and all
+    rows but one can re-run the release on both candidate data sets and see which
+    reproduces it — the guarantee is void. skdp therefore treats any seed as a testing
+    mode that warns (:class:`~skdp.exceptions.PrivacyWarning`) wherever it is used, and
+    refuses a bare seed together with a ``budget`` (the ledger is where real privacy is
+    accounted) unless it is wrapped in this class. Never publish a model fitted so.
+
+    Parameters
+    ----------
+    seed : int, numpy Generator, RandomState or SeedSequence
+    """
+
+    __slots__ = ("seed",)
+
+    def __init__(self, seed: int | np.integer | np.random.Generator | np.random.RandomState
+                 | np.random.SeedSequence) -> None:
+        if isinstance(seed, TestingSeed):
+            seed = seed.seed
+        if seed is None or isinstance(seed, bool) or not isinstance(
+                seed, (numbers.Integral, np.random.Generator, np.random.RandomState,
+                       np.random.SeedSequence)):
+            raise ValueError("TestingSeed needs an int, a numpy Generator, RandomState or "
+                             f"SeedSequence, got {type(seed).__name__}.")
+        self.seed = seed
+
+    def __repr__(self) -> str:
+        return f"TestingSeed({self.seed!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TestingSeed) and (
+            self.seed is other.seed or (isinstance(self.seed, numbers.Integral)
+                                        and isinstance(other.seed, numbers.Integral)
+                                        and int(self.seed) == int(other.seed)))
+
+    def __hash__(self) -> int:
+        return hash(("TestingSeed", int(self.seed) if isinstance(self.seed, numbers.Integral)
+                     else id(self.seed)))
+
+
+#: ``_parameter_constraints["random_state"]`` of every private estimator.
+RANDOM_STATE_CONSTRAINT: tuple = ("random_state", np.random.Generator, np.random.SeedSequence,
+                                  TestingSeed)
+
+
+def check_random_state_mode(random_state: object, has_budget: bool, owner: str) -> bool:
+    """Whether ``random_state`` puts the estimator in seeded testing mode.
+
+    ``None`` (the default: OS entropy drawn at each release, never stored) returns
+    False. A seed returns True; with ``has_budget`` a bare seed raises
+    :class:`~skdp.exceptions.PrivacyParameterError` — only :class:`TestingSeed` opts in.
+    """
+    if random_state is None:
+        return False
+    if isinstance(random_state, TestingSeed):
+        return True
+    if isinstance(random_state, bool) or not isinstance(
+            random_state, (numbers.Integral, np.random.Generator, np.random.RandomState,
+                           np.random.SeedSequence)):
+        raise ValueError("random_state must be None, an int, a numpy Generator, RandomState, "
+                         f"SeedSequence or skdp.TestingSeed, got {type(random_state).__name__}.")
+    if has_budget:
+        raise PrivacyParameterError(
+            f"{owner}: a fixed random_state together with a budget is refused: the noise "
+            "of every release would be reproducible from the model's own get_params(), so "
+            "anyone holding it could replay the release and void the privacy the budget "
+            "accounts for. Use random_state=None (noise from OS entropy, never stored), or, "
+            "for a test, opt in by name: random_state=skdp.TestingSeed(seed)."
+        )
+    return True
+
+
+def seeded_warning(owner: str) -> str:
+    """The :class:`~skdp.exceptions.PrivacyWarning` text of seeded testing mode."""
+    return (f"{owner}: random_state is set, so the noise is reproducible from the model's "
+            "own get_params(): whoever holds the model and all rows but one can replay the "
+            "release and learn the last row. This is a testing mode; fit with "
+            "random_state=None to publish a model.")
+
+
+def seeded_generator(random_state: object, key: int | None = None,
+                     index: int = 0) -> np.random.Generator:
+    """The generator of release ``index`` (charged as ledger ``key``) in testing mode.
+
+    An int or SeedSequence gives the same noise each time (reproducible: the point of
+    the mode); a Generator or RandomState is drawn from, so successive releases (and
+    clones, see :func:`fork_random_state`) differ. ``key`` — the release's charge
+    ``seq`` in a budget's ledger — keeps two releases charged to one ledger from sharing
+    noise, whatever the seed.
+    """
+    seed = random_state.seed if isinstance(random_state, TestingSeed) else random_state
+    if key is None and index == 0 and isinstance(seed, (numbers.Integral, np.random.SeedSequence)):
+        return np.random.default_rng(seed)  # as sklearn users expect from a seed
+    if isinstance(seed, numbers.Integral):
+        base = [int(seed)]
+    elif isinstance(seed, np.random.SeedSequence):
+        base = [int(w) for w in seed.generate_state(4)]
+    elif isinstance(seed, np.random.Generator):
+        base = [int(w) for w in seed.integers(2**63, size=2)]
+    else:
+        base = [int(w) for w in cast(np.random.RandomState, seed).randint(2**31, size=4)]
+    # Without a budget the key is 0, so a fresh ledger (first charge: seq 0) reproduces
+    # an unbudgeted run; releases charged to one ledger have distinct keys.
+    return np.random.default_rng([*base, 0 if key is None else int(key), int(index)])
+
+
+def fork_random_state(random_state: object) -> object:
+    """What a clone gets as ``random_state``: an independent child of a Generator or
+    RandomState (drawn from the original, so successive clones differ), else the same.
+
+    ``clone`` deep-copies parameters, and a deep-copied Generator repeats the original's
+    draws: the folds of a search would all share one noise.
+    """
+    wrapped = isinstance(random_state, TestingSeed)
+    seed = cast(TestingSeed, random_state).seed if wrapped else random_state
+    if isinstance(seed, np.random.Generator):
+        child: object = np.random.default_rng(seed.integers(2**63, size=4))
+    elif isinstance(seed, np.random.RandomState):
+        child = np.random.RandomState(seed.randint(2**31))
+    else:
+        return random_state
+    return TestingSeed(child) if wrapped else child  # type: ignore[arg-type]

@@ -18,30 +18,52 @@ Budget semantics for estimators
 * Charges happen after input validation and before any data-dependent randomness:
   bad input never costs privacy, and a charge that does not fit leaves the
   estimator unchanged.
-* Noise: with a ``budget``, each release's generator is derived from
-  ``random_state`` *and* the release's position in the ledger (its charge ``seq``), so
-  two releases charged to one ledger never share noise — not clones in a search with
-  one integer seed, not deepcopies, not reloaded pickles — while a fresh ledger and the
-  same seed reproduce a run. Without a budget, ``random_state`` is used as sklearn
-  does, and a fixed integer seed warns once (:class:`~skdp.exceptions.PrivacyWarning`):
-  two fits with one seed on neighbouring data share their noise.
+* Noise (see :mod:`skdp._streams`): with the default ``random_state=None`` a
+  release's noise comes from OS entropy drawn at release time and never stored, so
+  nothing in a fitted estimator — its pickle, its attributes, its ``get_params()`` —
+  can regenerate it (a holder of the model and all rows but one cannot replay the
+  release to learn the last row). A stream that needs noise for later events holds
+  forward-secure keys (:class:`~skdp._streams.StreamNoise`) that derive only events
+  not yet run. A learner that can still continue its stream is private running state
+  (future noise keys, its live mechanisms' noisy thresholds and generators), not a
+  publishable model — a batch ``fit`` that keeps no stream is. A copy or pickle of a
+  noise source holds no key or generator state: it is re-keyed from OS entropy.
+* Seeds are a testing mode: an int, Generator, RandomState or SeedSequence
+  ``random_state`` makes the noise reproducible from ``get_params()`` and warns
+  (:class:`~skdp.exceptions.PrivacyWarning`) at every seeded release and at every
+  ``clone`` (which searches call in the parent process, so the warning is seen even
+  when fits run in workers). Together with a ``budget`` a bare seed is refused unless
+  the user opts in by name, ``random_state=skdp.TestingSeed(seed)``; the noise is then
+  keyed by the seed *and* the release's charge ``seq``, so two releases charged to one
+  ledger still never share noise. Clones of an estimator seeded with a Generator or
+  RandomState get independent children of it, never a copy of its state.
 * Stateful private objects (a stream of an online learner, a decision list's
-  ``partial_fit`` buffer) open a versioned stream record in the budget's ledger (or
-  in a private one): every transition is a compare-and-swap, and a stale copy is
-  refused with :class:`~skdp.exceptions.StaleStateError`. (Copies of a fitted
-  predictor instead drop the running mechanism and pay for a new one from the shared
-  ``budget_``; see :mod:`skdp.prediction._base`.)
+  ``partial_fit`` buffer) hold a versioned stream record (an immutable value in the
+  budget's ledger, or in a private one): every transition is a compare-and-swap that
+  returns the next record, and whatever still holds an older one — a shallow copy, a
+  ``__dict__`` snapshot, a ``__setstate__`` of an old state, a pickle, a deepcopy
+  branch — is refused with :class:`~skdp.exceptions.StaleStateError`. (Copies of a
+  fitted predictor instead drop the running mechanism and pay for a new one from the
+  shared ``budget_``; see :mod:`skdp.prediction._base`.)
 """
 
 from __future__ import annotations
 
-import numbers
 import warnings
-from typing import cast
+from typing import Any
 
 import numpy as np
 
-from ._validation import RandomStateLike, check_delta, check_epsilon, check_generator
+from ._streams import StreamNoise, release_generator
+from ._validation import (
+    RandomStateLike,
+    check_delta,
+    check_epsilon,
+    check_random_state_mode,
+    fork_random_state,
+    seeded_generator,
+    seeded_warning,
+)
 from .accounting import PrivacyBudget, PrivacyCost
 from .accounting._ledger import Ledger, StreamRecord
 from .exceptions import PrivacyWarning
@@ -61,7 +83,8 @@ class PrivateEstimatorMixin:
     random_state: RandomStateLike
 
     def _check_privacy_params(self) -> tuple[float, float]:
-        """Validate ε, δ and the budget with privacy-specific messages; return (ε, δ)."""
+        """Validate ε, δ, the budget and the seed mode (a bare seed with a budget is
+        refused) with privacy-specific messages; return (ε, δ)."""
         epsilon = check_epsilon(self.epsilon)
         delta = check_delta(getattr(self, "delta", 0.0))
         budget = getattr(self, "budget", None)
@@ -69,40 +92,38 @@ class PrivateEstimatorMixin:
             raise TypeError(
                 f"budget must be a skdp.PrivacyBudget or None, got {type(budget).__name__}."
             )
+        check_random_state_mode(getattr(self, "random_state", None), budget is not None,
+                                type(self).__name__)
         return epsilon, delta
 
     # Left unannotated on purpose: mypy would then type privacy_spent_ as a writable
     # attribute of the mixin, which query-budgeted predictors override with a read-only
     # property (they never call _charge).
-    def _charge(self, epsilon, delta, label, *, accumulate=True, stream=None):  # type: ignore[no-untyped-def]
+    def _charge(self, epsilon, delta, label, *, accumulate=True):  # type: ignore[no-untyped-def]
         """Pay (ε, δ) from ``self.budget`` (if any), then record it in ``privacy_spent_``.
 
         ``accumulate=False`` starts a new model (``fit``): ``privacy_spent_`` becomes
         this charge; otherwise (e.g. another release from ``partial_fit``) it adds up.
         Raises :class:`~skdp.exceptions.BudgetExhaustedError` without changing the
-        estimator when the budget cannot pay. ``stream`` (a stream record from
-        :meth:`_open_stream`) is advanced first — in the same transaction as the charge
-        when it lives in the budget's ledger — so a stale copy is refused unpaid.
-        Returns the release's noise key for :meth:`_release_generator`: the charge's
-        ``seq`` in the budget's ledger, or ``None`` without a budget.
+        estimator when the budget cannot pay. Returns the release's charge ``seq`` in the
+        budget's ledger (``None`` without a budget): what keys seeded noise apart.
         """
-        key = self._pay_budget(epsilon, delta, label, stream)
+        key = self._pay_budget(epsilon, delta, label)
+        self._add_spent(epsilon, delta, accumulate)
+        return key
+
+    def _add_spent(self, epsilon: float, delta: float, accumulate: bool) -> None:
         spent = getattr(self, "privacy_spent_", None) if accumulate else None
         if spent is None:
             spent = PrivacyCost(0.0, 0.0)
         self.privacy_spent_ = PrivacyCost(spent.epsilon + epsilon, spent.delta + delta)
-        return key
 
-    def _pay_budget(self, epsilon: float, delta: float, label: str,
-                    stream: StreamRecord | None = None) -> int | None:
+    def _pay_budget(self, epsilon: float, delta: float, label: str) -> int | None:
         """Charge ``self.budget`` (if any); return the charge's ``seq`` or ``None``."""
         budget = getattr(self, "budget", None)
-        if stream is not None and (budget is None or stream.ledger is not budget._ledger):
-            stream.advance()
-            stream = None
         if budget is None:
             return None
-        return budget._charge(epsilon, delta, f"{type(self).__name__}: {label}", stream=stream)
+        return budget._charge(epsilon, delta, f"{type(self).__name__}: {label}")
 
     def _budget_has_room_for_delta(self, delta: float) -> bool:
         """Whether ``self.budget`` (if any) could still pay a δ of ``delta``.
@@ -114,19 +135,41 @@ class PrivateEstimatorMixin:
         budget = getattr(self, "budget", None)
         return budget is None or budget.remaining.delta >= delta
 
-    def _release_generator(self, key: int | None) -> np.random.Generator:
-        """The generator of the release charged as ``key`` (see the module docstring)."""
-        random_state = self.random_state
-        seeded = isinstance(random_state, numbers.Integral) and not isinstance(
-            random_state, bool)
-        if key is None:
-            if seeded:
-                _warn_fixed_seed_once()
-            return check_generator(random_state)
-        base = int(cast(int, random_state)) if seeded else int(
-            check_generator(random_state).integers(2**63))
-        return np.random.default_rng([base, int(key)])
+    # ------------------------------------------------------------------ noise
+    def _seeded(self) -> bool:
+        """Seeded testing mode (warns); False for the default OS-entropy noise."""
+        random_state = getattr(self, "random_state", None)
+        if random_state is None:
+            return False
+        warnings.warn(seeded_warning(type(self).__name__), PrivacyWarning, stacklevel=4)
+        return True
 
+    def _release_generator(self, key: int | None, index: int = 0) -> np.random.Generator:
+        """The generator of one release (``index`` within a stream charged as ``key``).
+
+        Default: OS entropy drawn now, to be used for this release and dropped — the
+        caller must not store it on the estimator. Seeded: see
+        :func:`~skdp._validation.seeded_generator`.
+        """
+        if not self._seeded():
+            return release_generator()
+        return seeded_generator(self.random_state, key, index)
+
+    def __sklearn_clone__(self) -> Any:
+        # clone() deep-copies random_state: a Generator would repeat the original's noise
+        # in every clone, so the clone gets an independent child. Searches clone in the
+        # parent process, so this is also where a seed's warning reaches the user when
+        # the fits run in workers.
+        clone = super().__sklearn_clone__()  # type: ignore[misc]
+        random_state = getattr(self, "random_state", None)
+        if random_state is not None:
+            self._seeded()
+            forked = fork_random_state(random_state)
+            if forked is not random_state:
+                clone.random_state = forked
+        return clone
+
+    # ----------------------------------------------------------------- streams
     def _open_stream(self) -> StreamRecord:
         """Open a versioned stream record for this object's private state.
 
@@ -138,29 +181,36 @@ class PrivateEstimatorMixin:
         ledger = budget._ledger if budget is not None else Ledger.create("memory", 0.0, 0.0)
         return StreamRecord(ledger, f"This fitted {type(self).__name__}")
 
-    def _begin_stream(self, epsilon: float, delta: float, from_fit: bool) -> None:
-        """Start a stream that pays (ε, δ) once: open its record, charge (advancing it
-        in the same transaction), and draw the stream's seed ``_entropy`` from the
-        release's generator. Nothing changes if the budget cannot pay."""
+    def _open_paid_stream(self, epsilon: float, delta: float, label: str) -> int | None:
+        """Open a stream record, pay (ε, δ) for it and advance it in one transaction.
+
+        Sets ``_stream`` (the advanced record) and ``privacy_spent_``; returns the
+        charge's ``seq`` (``None`` without a budget). Nothing changes if the budget
+        cannot pay.
+        """
         stream = self._open_stream()
-        key = self._charge(epsilon, delta, "fit" if from_fit else "partial_fit stream",
-                           accumulate=False, stream=stream)
+        budget = getattr(self, "budget", None)
+        if budget is None:
+            key, stream = None, stream.advance()
+        else:
+            # The budget's own charge path, advancing the record in the same transaction
+            # (a stale copy is refused unpaid); the record is a value: rebind to the next.
+            key = budget._charge(epsilon, delta, f"{type(self).__name__}: {label}",
+                                 stream=stream)
+            stream = stream.next()
+        self._add_spent(epsilon, delta, accumulate=False)
         self._stream = stream
-        self._entropy = int(self._release_generator(key).integers(2**63))
+        return key
 
+    def _advance_stream(self) -> None:
+        """Compare-and-swap the stream one step; a stale copy is refused here, before it
+        touches its private state."""
+        self._stream = self._stream.advance()
 
-_FIXED_SEED_WARNED: list[bool] = []
-
-
-def _warn_fixed_seed_once() -> None:
-    if _FIXED_SEED_WARNED:
-        return
-    _FIXED_SEED_WARNED.append(True)
-    warnings.warn(
-        "A private estimator got a fixed integer random_state and no budget: two fits with "
-        "the same seed on neighbouring datasets (e.g. the folds of a search) draw the same "
-        "noise, so together they are not covered by ε each. Pass budget=PrivacyBudget(...) "
-        "(noise is then keyed by each release's place in the ledger) or random_state=None. "
-        "(Shown once per process.)",
-        PrivacyWarning, stacklevel=4,
-    )
+    def _begin_stream(self, epsilon: float, delta: float, from_fit: bool) -> None:
+        """Start a stream that pays (ε, δ) once: open its record and charge (advancing it
+        in the same transaction), then key the stream's noise ``_noise`` (OS entropy, or
+        the seed in testing mode). Nothing changes if the budget cannot pay."""
+        key = self._open_paid_stream(epsilon, delta, "fit" if from_fit else "partial_fit stream")
+        self._noise = (StreamNoise.from_seed(seeded_generator(self.random_state, key))
+                       if self._seeded() else StreamNoise.fresh())

@@ -16,14 +16,15 @@ import warnings
 import numpy as np
 import pytest
 
-import skdp.base
 from skdp import (
     DPDecisionListClassifier,
     DPWinnowClassifier,
     PrivacyBudget,
+    PrivacyParameterError,
     PrivacyWarning,
     PrivatePredictor,
     StaleStateError,
+    TestingSeed,
 )
 from skdp.hypotheses import FiniteClass
 from skdp.prediction import QueryBudgetExhaustedError, shrinkage_parameters
@@ -109,7 +110,7 @@ def test_deepcopy_branches_of_a_decision_list_cannot_both_release():
     X, y = rng.integers(0, 2, (200, 6)), rng.integers(0, 2, 200)
     budget = PrivacyBudget(10.0, 1e-3)
     clf = DPDecisionListClassifier(epsilon=1.0, classes=[0, 1], budget=budget,
-                                   random_state=0).fit(X, y)
+                                   random_state=TestingSeed(0)).fit(X, y)
     branch = copy.deepcopy(clf)
     clf.partial_fit(X[:50], y[:50])  # the original continues the stream
     clf.partial_fit(X[50:100], y[50:100])  # ... and releases (call 3 of the stream)
@@ -126,7 +127,7 @@ def test_releases_on_one_ledger_draw_fresh_noise_and_a_fresh_ledger_reproduces()
 
     def lists(budget, n=6):
         return [DPDecisionListClassifier(epsilon=0.5, classes=[0, 1], budget=budget,
-                                         random_state=7).fit(X, y).export_text()
+                                         random_state=TestingSeed(7)).fit(X, y).export_text()
                 for _ in range(n)]
 
     first, again = lists(PrivacyBudget(10.0, 1e-3)), lists(PrivacyBudget(10.0, 1e-3))
@@ -134,15 +135,17 @@ def test_releases_on_one_ledger_draw_fresh_noise_and_a_fresh_ledger_reproduces()
     assert len(set(first)) > 1  # one ledger: the six clones did not share noise
 
 
-def test_a_fixed_seed_without_budget_warns_once(monkeypatch):
-    monkeypatch.setattr(skdp.base, "_FIXED_SEED_WARNED", [])
+def test_a_fixed_seed_warns_at_every_fit_and_needs_testing_seed_with_a_budget():
     X, y = np.random.default_rng(0).integers(0, 2, (50, 3)), np.arange(50) % 2
-    with pytest.warns(PrivacyWarning, match="same seed") as record:
+    with pytest.warns(PrivacyWarning, match="reproducible") as record:
         for _ in range(3):
             DPDecisionListClassifier(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
-    assert sum("same seed" in str(w.message) for w in record) == 1
+    assert sum("reproducible" in str(w.message) for w in record) >= 3
+    with pytest.raises(PrivacyParameterError, match="TestingSeed"):
+        DPDecisionListClassifier(epsilon=1.0, classes=[0, 1], random_state=0,
+                                 budget=PrivacyBudget(1.0, 1e-3)).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         DPDecisionListClassifier(epsilon=1.0, classes=[0, 1], random_state=None).fit(X, y)
-        DPDecisionListClassifier(epsilon=1.0, classes=[0, 1], random_state=0,
+        DPDecisionListClassifier(epsilon=1.0, classes=[0, 1], random_state=None,
                                  budget=PrivacyBudget(1.0, 1e-3)).fit(X, y)

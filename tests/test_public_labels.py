@@ -26,6 +26,7 @@ from skdp import (
     PrivatePredictor,
     RectanglesPERPClassifier,
     SubsampleAggregatePredictor,
+    TestingSeed,
 )
 from skdp.base import PrivateEstimatorMixin
 from skdp.hypotheses import Thresholds, threshold_class
@@ -54,33 +55,35 @@ def _bits(rng, n):
     return X, X[:, 0].astype(int)
 
 
+SEED = TestingSeed(0)  # the factories pass a budget too (testing mode, opted in)
+
 #: name -> (factory(**kw), data(rng, n), binary-only, has partial_fit)
 CASES = {
-    "PrivatePredictor": (lambda **kw: PrivatePredictor(Thresholds(), random_state=0, **kw),
+    "PrivatePredictor": (lambda **kw: PrivatePredictor(Thresholds(), random_state=SEED, **kw),
                          _unit, True, True),
     "SubsampleAggregatePredictor": (
-        lambda **kw: SubsampleAggregatePredictor(Thresholds(), n_queries=10, random_state=0,
+        lambda **kw: SubsampleAggregatePredictor(Thresholds(), n_queries=10, random_state=SEED,
                                                  **kw), _unit, True, False),
-    "RectanglesPERPClassifier": (lambda **kw: RectanglesPERPClassifier(random_state=0, **kw),
+    "RectanglesPERPClassifier": (lambda **kw: RectanglesPERPClassifier(random_state=SEED, **kw),
                                  _unit, True, True),
     "DecisionStumpPERPClassifier": (
-        lambda **kw: DecisionStumpPERPClassifier(random_state=0, **kw), _unit, True, True),
-    "DPWinnowClassifier": (lambda **kw: DPWinnowClassifier(epsilon=2.0, random_state=0, **kw),
+        lambda **kw: DecisionStumpPERPClassifier(random_state=SEED, **kw), _unit, True, True),
+    "DPWinnowClassifier": (lambda **kw: DPWinnowClassifier(epsilon=2.0, random_state=SEED, **kw),
                            _signs, True, True),
     "OnlineDecisionListClassifier": (
-        lambda **kw: OnlineDecisionListClassifier(epsilon=2.0, random_state=0, **kw),
+        lambda **kw: OnlineDecisionListClassifier(epsilon=2.0, random_state=SEED, **kw),
         _bits, True, True),
     "DPSOAClassifier": (lambda **kw: DPSOAClassifier(2.0, hypothesis_class=L, n_trees=20,
-                                                     random_state=0, **kw), _domain, True, True),
+                                                     random_state=SEED, **kw), _domain, True, True),
     "AdaptivePrivateOnlineClassifier": (
         lambda **kw: AdaptivePrivateOnlineClassifier(2.0, hypothesis_class=L, n_sequences=64,
-                                                     random_state=0, **kw),
+                                                     random_state=SEED, **kw),
         _domain, True, True),
     "BatchSanitizedOnlineClassifier": (
-        lambda **kw: BatchSanitizedOnlineClassifier(hypothesis_class=L, random_state=0, **kw),
+        lambda **kw: BatchSanitizedOnlineClassifier(hypothesis_class=L, random_state=SEED, **kw),
         _domain, True, True),
     "PrivateExpertsClassifier": (
-        lambda **kw: PrivateExpertsClassifier(experts=L, random_state=0, **kw),
+        lambda **kw: PrivateExpertsClassifier(experts=L, random_state=SEED, **kw),
         _domain, True, True),
     "DPDecisionListClassifier": (
         lambda **kw: DPDecisionListClassifier(epsilon=2.0, max_rules=2, random_state=0, **kw),

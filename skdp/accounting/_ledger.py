@@ -105,37 +105,65 @@ def _attach(url: str, ledger_id: str) -> Ledger:
 
 
 class StreamRecord:
-    """A versioned record of one stateful private object's stream, in a ledger.
+    """An immutable, versioned reference to one stateful private object's stream.
 
-    Every state transition of the object is a compare-and-swap of the version
-    (:meth:`advance`, or :meth:`charge` which also pays in the same transaction).
-    A copy of the object carries a copy of this record with the version it had; once
-    any copy moves on, the others are stale and refused with
+    Every state transition of the object is a compare-and-swap of the version in the
+    ledger: :meth:`advance` (or :meth:`charge`, which also pays in the same
+    transaction, followed by :meth:`next`) returns the *next* record and the object
+    rebinds its attribute to it. The record is a value, never mutated, so whatever
+    holds an older value — a shallow ``copy``, a ``__dict__`` snapshot or a
+    ``__getstate__``/``__setstate__`` round trip restored into the same object, a
+    pickle, a ``deepcopy`` — is stale once any holder moved on, and is refused with
     :class:`~skdp.exceptions.StaleStateError`. ``what`` names the object in that error.
     """
 
-    def __init__(self, ledger: Ledger, what: str) -> None:
-        self.ledger = ledger
-        self.what = what
-        self.id = uuid.uuid4().hex
-        self.version = 0
-        ledger.run("create_stream", self.id)
+    __slots__ = ("id", "ledger", "version", "what")
 
-    def advance(self) -> None:
+    def __init__(self, ledger: Ledger, what: str, stream_id: str | None = None,
+                 version: int = 0) -> None:
+        object.__setattr__(self, "ledger", ledger)
+        object.__setattr__(self, "what", what)
+        object.__setattr__(self, "id", stream_id or uuid.uuid4().hex)
+        object.__setattr__(self, "version", int(version))
+        if stream_id is None:
+            ledger.run("create_stream", self.id)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("a StreamRecord is immutable: rebind the holder's attribute to "
+                             "the record advance() returns.")
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return (StreamRecord, (self.ledger, self.what, self.id, self.version))
+
+    def __copy__(self) -> StreamRecord:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> StreamRecord:
+        return self
+
+    def next(self) -> StreamRecord:
+        """The record one version on (after a successful :meth:`charge`); no store call."""
+        return StreamRecord(self.ledger, self.what, self.id, self.version + 1)
+
+    def advance(self) -> StreamRecord:
+        """Compare-and-swap this version to the next in the ledger; return the next record.
+
+        Raises :class:`~skdp.exceptions.StaleStateError` if the ledger's version is not
+        this record's (another holder moved on)."""
         store = self.ledger.store
         try:
-            self.version = store.advance_stream(self.id, self.version, self.what)
+            version = store.advance_stream(self.id, self.version, self.what)
         except StaleStateError:
             if self.ledger.store is store:  # not a ledger that moved meanwhile
                 raise
-            self.version = self.ledger.store.advance_stream(self.id, self.version, self.what)
+            version = self.ledger.store.advance_stream(self.id, self.version, self.what)
+        return StreamRecord(self.ledger, self.what, self.id, version)
 
     def charge(self, epsilon: float, delta: float, label: str | None,
                cap: tuple[str, int] | None = None) -> int:
         """Pay (ε, δ) to the ledger and advance, atomically; return the charge's ``seq``.
 
-        ``cap``: see :meth:`~skdp.accounting.stores.LedgerStore.charge`."""
-        seq = self.ledger.run("charge", epsilon, delta, label, stream=(self.id, self.version),
-                              cap=cap)
-        self.version += 1
-        return seq
+        The holder then rebinds to :meth:`next`. ``cap``: see
+        :meth:`~skdp.accounting.stores.LedgerStore.charge`."""
+        return int(self.ledger.run("charge", epsilon, delta, label,
+                                   stream=(self.id, self.version), cap=cap))

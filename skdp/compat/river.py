@@ -41,7 +41,7 @@ Examples
 >>> stream = [({"a": float(i % 2), "b": float(i % 3 == 0)}, i % 2) for i in range(450)]
 >>> budget = PrivacyBudget(epsilon=10.0)
 >>> model = RiverClassifier(
-...     DPDecisionListClassifier(epsilon=1.0, budget=budget, random_state=0),
+...     DPDecisionListClassifier(epsilon=1.0, budget=budget),
 ...     classes=[0, 1], batch_size=100)
 >>> _ = evaluate.progressive_val_score(stream, model, metrics.Accuracy())
 >>> model.n_batches_, model.n_learned_  # 4 partial_fit calls; 350 predictions

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .._validation import TestingSeed
 from ..datasets import breast_cancer_public_bounds
 
 __all__ = ["demo_row"]
@@ -24,7 +25,7 @@ def demo_row(rng, budget):
     y = np.asarray(data.target_names)[data.target]
     eps = 1.0
     dp = DPDecisionListClassifier(epsilon=eps, classes=data.target_names, budget=budget,
-                                  random_state=rng).fit(bits[train], y[train])
+                                  random_state=TestingSeed(rng)).fit(bits[train], y[train])
     greedy = GreedyDecisionListClassifier().fit(bits[train], y[train])
     return {
         "what": "Diagnose breast cancer from 90 yes/no facts (DP decision list, defaults)",

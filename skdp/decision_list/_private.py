@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
+from .._validation import RANDOM_STATE_CONSTRAINT
 from ..accounting import PrivacyBudget
 from ..base import PrivateEstimatorMixin
 from ..exceptions import BudgetExhaustedError, PrivacyWarning
@@ -91,8 +92,12 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         Ledger charged (ε, δ) — or (ε, 0) under basic composition — by each ``fit``
         and at the first call of a ``partial_fit`` stream. Copies (``clone``,
         ``deepcopy``, pickle) share it.
-    random_state : None, int, numpy Generator or RandomState, default=None
-        Source of the mechanism's randomness; an int makes ``fit`` reproducible.
+    random_state : None, int, numpy Generator, RandomState or TestingSeed, default=None
+        ``None``: each release draws its noise from OS entropy and keeps nothing that
+        could replay it, so a fitted list (after ``fit``) can be published. A seed is a
+        testing mode: the noise is reproducible from ``get_params()`` (a
+        :class:`~skdp.exceptions.PrivacyWarning` says so), refused with a ``budget``
+        unless wrapped as ``skdp.TestingSeed(seed)``.
     binarize : float or None, default=0.0
         Features are binarized as ``x > binarize`` first (a public constant, costs
         no privacy), as ``BernoulliNB(binarize=0.0)`` does: 0/1 input passes
@@ -227,7 +232,7 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         "delta": "no_validation",
         "accounting": [StrOptions(set(ACCOUNTINGS))],
         "budget": [PrivacyBudget, None],
-        "random_state": ["random_state", np.random.Generator, np.random.SeedSequence],
+        "random_state": [*RANDOM_STATE_CONSTRAINT],
         "classes": ["array-like", None],
     }
 
@@ -312,22 +317,25 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         """Open a stream, charge its plan, then run its first release. Unchanged if unpaid.
 
         The charge advances the stream record (a stale copy is refused before anything
-        is charged). With a budget the noise is keyed by the charge's place in the
-        ledger; without, it comes from ``random_state``; later releases of the stream
-        keep drawing from the same generator, so no two releases share noise.
+        is charged). Each release draws its noise when it runs (see :meth:`_release_rng`)
+        and keeps nothing that could regenerate it.
         """
         epsilon, delta = self._check_privacy_params()
         step, method, charged_delta = self._plan(epsilon, delta, X.shape[1])
-        stream = self._open_stream()
-        key = self._charge(epsilon, charged_delta, f"decision list ({method})",
-                           accumulate=False, stream=stream)
-        self._stream = stream
-        self._rng = self._release_generator(key)
+        self._noise_key = self._open_paid_stream(epsilon, charged_delta,
+                                                 f"decision list ({method})")
         self._release_plan = (step, method, charged_delta)
         self.step_epsilon_ = step
         self.accounting_ = method
         self.n_releases_ = 0
-        self._release(X, codes, w, self._rng)
+        self._release(X, codes, w, self._release_rng())
+
+    def _release_rng(self):
+        """The noise of the next release: OS entropy drawn now and dropped after the
+        release (the fitted list holds no generator or key that could replay it). In
+        seeded testing mode: the seed, the stream's charge ``seq`` and the release's
+        number."""
+        return self._release_generator(self._noise_key, self.n_releases_)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
@@ -420,7 +428,7 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
             self._n_calls = 1
             return self
         # Compare-and-swap first: a stale copy is refused before its state changes.
-        self._stream.advance()
+        self._advance_stream()
         self._n_calls += 1
         buffer: list = self.__dict__.setdefault("_buffer", [])
         buffer.append((X, codes, w))
@@ -428,11 +436,11 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
             Xs, ys, ws = zip(*buffer, strict=True)
             del self._buffer
             self._release(sp.vstack(Xs, format="csr"), np.concatenate(ys),
-                          np.concatenate(ws), self._rng)
+                          np.concatenate(ws), self._release_rng())
         return self
 
     def _clear_stream(self):
-        for name in ("_buffer", "_stream", "_rng", "_n_calls"):
+        for name in ("_buffer", "_stream", "_noise_key", "_n_calls"):
             self.__dict__.pop(name, None)
 
     def __sklearn_tags__(self):

@@ -2,6 +2,7 @@
 
 import warnings
 
+from .._validation import TestingSeed
 from ._dp_winnow import DPWinnowClassifier
 from ._winnow import WinnowClassifier
 
@@ -32,7 +33,7 @@ def demo_row(rng, budget):
     y ^= rng.random(_N) < 0.02  # 2 % label noise
     # The features are ±1 by construction: public bounds (−1, 1).
     private = DPWinnowClassifier(epsilon=_EPSILON, delta=1e-6, margin=1.0, n_rounds=_N,
-                                 bounds=(-1, 1), budget=budget, random_state=rng)
+                                 bounds=(-1, 1), budget=budget, random_state=TestingSeed(rng))
     private_rate = _late_error_rate(private, X, y)
     exact_rate = _late_error_rate(WinnowClassifier(learning_rate=0.5, bounds=(-1, 1)), X, y)
     return {

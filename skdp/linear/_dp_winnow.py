@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._streams import keyed_generator
+from .._validation import RANDOM_STATE_CONSTRAINT
 from ..accounting import PrivacyBudget
 from ..base import PrivateEstimatorMixin
 from ..mechanisms import exponential_mechanism
@@ -112,8 +112,13 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         statistic of the private data that the guarantee does not cover.
     budget : PrivacyBudget, optional
         Charged (ε, δ) by ``fit`` and by the first ``partial_fit`` of a stream.
-    random_state : None, int or numpy.random.Generator
-        Source of all noise.
+    random_state : None, int, numpy Generator, RandomState or TestingSeed, default=None
+        ``None``: noise from OS entropy; the stream's keys derive only events not yet
+        run and a copy holds none (see :mod:`skdp.base`). A learner that can still
+        continue its stream is private running state, not a publishable model. A seed
+        is a testing mode: the noise is reproducible from ``get_params()``, a
+        :class:`~skdp.exceptions.PrivacyWarning` says so, and with a ``budget`` it is
+        refused unless wrapped as ``skdp.TestingSeed(seed)``.
 
     Attributes
     ----------
@@ -283,7 +288,7 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         "beyond_horizon": [StrOptions({"warn", "raise"})],
         **MultiplicativeWeightsMixin._common_constraints,
         "budget": [PrivacyBudget, None],
-        "random_state": ["random_state", np.random.Generator],
+        "random_state": [*RANDOM_STATE_CONSTRAINT],
         "classes": ["array-like", None],
     }
 
@@ -336,8 +341,6 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
             self._begin_stream(epsilon, delta, from_fit)
             self.parameters_ = params
             self.n_rounds_ = horizon
-            self._generators = (np.random.Generator(np.random.Philox(key=0)),
-                                np.random.Generator(np.random.Philox(key=1)))
             self._horizon_warned = False
             if beyond:
                 self._warn_horizon(horizon)
@@ -348,18 +351,20 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
             return
         # Compare-and-swap: a stale copy (older pickle, deepcopy branch) is refused here,
         # before it touches its private state.
-        self._stream.advance()
+        self._advance_stream()
         if self._check_horizon(self.n_rounds_seen_, n, self.n_rounds_):
             self._warn_horizon(self.n_rounds_)
 
     def _child_rng(self, update_index, role):
         """The generator of update ``update_index``'s sparse vector (role 0) or draws (1).
 
-        Each (update, role) gets its own Philox stream keyed by (seed, 2·update + role),
-        so the randomness a mechanism sees does not depend on how the stream was cut
-        into blocks (and re-keying costs microseconds, unlike a new SeedSequence).
+        Event 2·update + role of the stream's forward-secure keys, so the randomness a
+        mechanism sees does not depend on how the stream was cut into blocks, and no
+        key of an update already made stays in the learner.
         """
-        return keyed_generator(self._entropy, 2 * update_index + role, self._generators[role])
+        # One live generator per role at a time (the current update's SVT, the current
+        # update's draws): the slot is re-keyed, not rebuilt.
+        return self._noise.generator(2 * update_index + role, slot=role)
 
     def _init_state(self, n_features):
         super()._init_state(n_features)

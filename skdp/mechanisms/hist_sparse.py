@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._streams import child_generator
 from .._validation import (
     RandomStateLike,
     check_delta,
@@ -186,9 +187,9 @@ class HistSparse:
         self.ignore = ignore
         # Separate streams: the sparse vector buffers noise ahead, so sharing one
         # generator would make the histogram's draws depend on how rounds are batched.
-        svt_rng, hist_rng, tie_rng = (
-            np.random.default_rng(seed)
-            for seed in check_generator(random_state).integers(2**63, size=3))
+        parent = check_generator(random_state)
+        svt_rng, hist_rng, tie_rng = (  # ephemeral children of an ephemeral parent
+            child_generator(parent, seed) for seed in parent.integers(2**63, size=3))
         self._svt = self._make_svt(svt_rng)
         self._hist = self._make_hist(hist_rng)
         self._tie_rng = tie_rng

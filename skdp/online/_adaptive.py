@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._streams import keyed_generator
+from .._validation import RANDOM_STATE_CONSTRAINT
 from ..accounting import PrivacyBudget
 from ._adaptive_core import LiWangYeCore, resolve_adaptive_parameters
 from ._base import PrivateOnlineDomainClassifier
@@ -27,13 +27,14 @@ DEFAULT_STREAM_HORIZON = 10**6
 
 
 class _KeyedRngs:
-    """``new_rng(index)``: a new Philox generator keyed by (stream seed, index); picklable."""
+    """``new_rng(index)``: event ``index``'s generator of the stream's
+    :class:`~skdp._streams.StreamNoise` (once; its key is then erased); picklable."""
 
-    def __init__(self, entropy):
-        self.entropy = entropy
+    def __init__(self, noise):
+        self.noise = noise
 
     def __call__(self, index):
-        return keyed_generator(self.entropy, index)
+        return self.noise.generator(index)
 
 
 class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
@@ -121,8 +122,13 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         statistic of the private data that the guarantee does not cover.
     budget : PrivacyBudget, optional
         Charged (ε, δ) by ``fit`` and by the first ``partial_fit`` of a stream.
-    random_state : None, int or numpy.random.Generator
-        Source of all randomness (noise, insertion pairs, permutations, tournament labels).
+    random_state : None, int, numpy Generator, RandomState or TestingSeed, default=None
+        ``None``: noise from OS entropy; the stream's keys derive only events not yet
+        run and a copy holds none (see :mod:`skdp.base`). A learner that can still
+        continue its stream is private running state, not a publishable model. A seed
+        is a testing mode: the noise is reproducible from ``get_params()``, a
+        :class:`~skdp.exceptions.PrivacyWarning` says so, and with a ``budget`` it is
+        refused unless wrapped as ``skdp.TestingSeed(seed)``.
     verbose : int, default=0
         Print each switch and layer change.
 
@@ -293,7 +299,7 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         "release": [StrOptions({"consistent", "histogram"}), None],
         "accounting": [StrOptions(set(ACCOUNTING))],
         "budget": [PrivacyBudget, None],
-        "random_state": ["random_state"],
+        "random_state": [*RANDOM_STATE_CONSTRAINT],
         "verbose": ["verbose"],
         "classes": ["array-like", None],
     }
@@ -382,9 +388,9 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
     def _make_core(self, learner, params):
         """The algorithm's state (tests override this to build broken variants)."""
         if params.release == "consistent":
-            return ConsistentReleaseCore(learner, params, _KeyedRngs(self._entropy),
+            return ConsistentReleaseCore(learner, params, _KeyedRngs(self._noise),
                                          self._scorer)
-        return LiWangYeCore(learner, params, _KeyedRngs(self._entropy))
+        return LiWangYeCore(learner, params, _KeyedRngs(self._noise))
 
     def _sync(self):
         core = self._core

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .._validation import TestingSeed
 from ..hypotheses.littlestone import threshold_class
 from ._adversaries import ObliviousAdversary, run_online
 from ._batch_sanitized import BatchSanitizedOnlineClassifier
@@ -24,10 +25,10 @@ def demo_row(rng, budget):
     adversary = NoisyLabels(ObliviousAdversary(cls), 0.1)
     game = int(rng.integers(2**31))
     private = PrivateExpertsClassifier(eps, experts=cls, n_rounds=n_rounds, budget=budget,
-                                       random_state=rng)
+                                       random_state=TestingSeed(rng))
     mistakes = run_online(private, adversary, n_rounds, random_state=game)[-1]
     batch = BatchSanitizedOnlineClassifier(eps, hypothesis_class=cls, n_rounds=n_rounds,
-                                           budget=budget, random_state=rng)
+                                           budget=budget, random_state=TestingSeed(rng))
     batch_mistakes = run_online(batch, adversary, n_rounds, random_state=game)[-1]
     x, y = adversary.history()
     best = int(np.min(np.count_nonzero(L[:, x] != y, axis=1)))

@@ -44,7 +44,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 
 from .._input import validate_data
 from .._labels import resolve_classes
-from .._streams import keyed_generator
 from .._validation import private_data_error
 from ..base import PrivateEstimatorMixin
 from ..exceptions import PrivacyWarning
@@ -310,10 +309,16 @@ class PrivateOnlineDomainClassifier(PrivateEstimatorMixin, OnlineDomainClassifie
     ``verbose``) parameters. At the first block of a stream (``fit``, or the first
     ``partial_fit``), after all validation and before any randomness, (ε, δ) of
     ``_stream_cost(plan)`` is charged once (later blocks continue the same release and
-    cost nothing more); then a stream seed is drawn from ``random_state``, from which
-    :meth:`_event_rng` derives one generator per data-dependent event. Copies of a
-    fitted stream share a fork ledger: continuing two copies is refused with
-    :class:`~skdp.exceptions.PrivacyError`. A subclass that hits a hard cap calls
+    cost nothing more); then the stream's noise keys are drawn (OS entropy; the seed in
+    testing mode), from which :meth:`_event_rng` derives one generator per
+    data-dependent event and then erases its key. A learner that can still continue its
+    stream (after ``fit`` too: ``partial_fit`` continues it) holds private running
+    state — the keys of future events, its mechanisms' noisy thresholds and counters —
+    so it is not a publishable model: publish its predictions or released hypothesis.
+    Its keys never derive the noise of an event already drawn, and a pickle or copy
+    holds no key and no generator state (it is re-keyed from OS entropy). Copies of a
+    fitted stream share a stream record: continuing two copies is refused with
+    :class:`~skdp.exceptions.StaleStateError`. A subclass that hits a hard cap calls
     :meth:`_stop_updating`: the learner then keeps predicting its last released
     hypothesis (``updates_stopped_``, ``stop_reason_``; one
     :class:`~skdp.exceptions.PrivacyWarning`).
@@ -326,22 +331,22 @@ class PrivateOnlineDomainClassifier(PrivateEstimatorMixin, OnlineDomainClassifie
     def _before_block(self, n_rows, first_call, from_fit, plan):
         if first_call:
             self._begin_stream(*self._stream_cost(plan), from_fit)
-            self._rng_cache = None
             self.updates_stopped_ = False
             self.stop_reason_ = None
         else:
             # Compare-and-swap: a stale copy (older pickle, deepcopy branch) is refused
             # here, before it touches its private state.
-            self._stream.advance()
+            self._advance_stream()
 
     def _event_rng(self, index):
-        """Generator of event ``index`` (e.g. switch number × roles + role).
+        """Generator of event ``index`` (e.g. switch number × roles + role), once.
 
-        Keyed by (stream seed, index), so the noise does not depend on how the stream
-        was cut into blocks. The returned generator is re-keyed by the next call.
+        From the stream's forward-secure keys (:class:`~skdp._streams.StreamNoise`):
+        keyed by the index, so the noise does not depend on how the stream was cut into
+        blocks, and erased once drawn, so nothing the learner keeps can replay it. The
+        returned generator is re-keyed by the next call (callers use it at once).
         """
-        self._rng_cache = keyed_generator(self._entropy, index, self._rng_cache)
-        return self._rng_cache
+        return self._noise.generator(index, slot=0)
 
     def _frozen(self):
         return self.updates_stopped_

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._validation import RANDOM_STATE_CONSTRAINT
 from ..accounting import PrivacyBudget
 from ._agnostic import _AgnosticOnlineClassifier, sample_rows
 from ._hedge import HedgeCopies
@@ -97,8 +98,13 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
         statistic of the private data that the guarantee does not cover.
     budget : PrivacyBudget, optional
         Charged once per stream (by ``fit`` and by the first ``partial_fit``).
-    random_state : None, int or numpy.random.Generator
-        Source of all randomness.
+    random_state : None, int, numpy Generator, RandomState or TestingSeed, default=None
+        ``None``: noise from OS entropy; the stream's keys derive only events not yet
+        run and a copy holds none (see :mod:`skdp.base`). A learner that can still
+        continue its stream is private running state, not a publishable model. A seed
+        is a testing mode: the noise is reproducible from ``get_params()``, a
+        :class:`~skdp.exceptions.PrivacyWarning` says so, and with a ``budget`` it is
+        refused unless wrapped as ``skdp.TestingSeed(seed)``.
     verbose : int, default=0
         Print when buckets start or the learner stops.
 
@@ -218,7 +224,7 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
         "sanitizer": [Sanitizer, None],
         "on_failure": [StrOptions({"skip", "stop"})],
         "budget": [PrivacyBudget, None],
-        "random_state": ["random_state", np.random.Generator],
+        "random_state": [*RANDOM_STATE_CONSTRAINT],
         "verbose": ["verbose"],
         "classes": ["array-like", None],
     }

@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from .._validation import TestingSeed
 from ..exceptions import PrivacyWarning
 from ..hypotheses.littlestone import PointVersionSpace, ThresholdVersionSpace
 from ._adaptive import AdaptivePrivateOnlineClassifier
@@ -26,7 +27,7 @@ def demo_row(rng, budget):
     adversary = AdaptiveThresholdAdversary(n_domain, sees_current=True, pinned="seek")
     game = int(rng.integers(2**31))  # the same game (hidden threshold) for both learners
     private = AdaptivePrivateOnlineClassifier(eps, delta, cls, n_rounds, budget=budget,
-                                              random_state=rng)
+                                              random_state=TestingSeed(rng))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)  # a cap shows in the result cell
         curve = run_online(private, adversary, n_rounds, random_state=game)
@@ -63,7 +64,7 @@ def dpsoa_demo_row(rng, budget):
     x = rng.integers(0, n_domain, size=n_rounds)[:, None]
     y = (x[:, 0] == 2).astype(int)
     private = DPSOAClassifier(eps, delta, PointVersionSpace(n_domain), budget=budget,
-                              random_state=rng)
+                              random_state=TestingSeed(rng))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)  # a cap shows in the result cell
         wrong = private._partial_fit_mistakes(x, y, classes=[0, 1])

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._streams import keyed_generator
+from .._validation import RANDOM_STATE_CONSTRAINT
 from ..accounting import PrivacyBudget
 from ..mechanisms import HistSparse
 from ._base import PrivateOnlineDomainClassifier
@@ -136,7 +136,13 @@ class DPSOAClassifier(PerRoundRelease, PrivateOnlineDomainClassifier):
         :class:`~skdp.exceptions.PrivacyLeakWarning`).
     budget : PrivacyBudget, optional
         Charged (ε, δ) at the start of each stream.
-    random_state : None, int or numpy.random.Generator
+    random_state : None, int, numpy Generator, RandomState or TestingSeed, default=None
+        ``None``: noise from OS entropy; the stream's keys derive only events not yet
+        run and a copy holds none (see :mod:`skdp.base`). A learner that can still
+        continue its stream is private running state, not a publishable model. A seed
+        is a testing mode: the noise is reproducible from ``get_params()``, a
+        :class:`~skdp.exceptions.PrivacyWarning` says so, and with a ``budget`` it is
+        refused unless wrapped as ``skdp.TestingSeed(seed)``.
     verbose : int, default=0
 
     Attributes
@@ -259,7 +265,7 @@ class DPSOAClassifier(PerRoundRelease, PrivateOnlineDomainClassifier):
         "preset": [StrOptions({"practical", "theory"})],
         "accounting": [StrOptions(set(ACCOUNTING))],
         "budget": [PrivacyBudget, None],
-        "random_state": ["random_state", np.random.Generator],
+        "random_state": [*RANDOM_STATE_CONSTRAINT],
         "verbose": ["verbose"],
         "classes": ["array-like", None],
     }
@@ -327,7 +333,7 @@ class DPSOAClassifier(PerRoundRelease, PrivateOnlineDomainClassifier):
         self.parameters_ = params
         self.mistake_bound_ = learner.mistake_bound
         self._forest = self._forest_class(learner, params.n_trees, params.n_leaves,
-                                          self._entropy)
+                                          self._noise)
         self._initial_hid = self._released_hid = int(self._forest.out_hid[0])  # A(∅): public
         self._forest.pin(self._released_hid)
         self._hypothesis = learner
@@ -336,7 +342,7 @@ class DPSOAClassifier(PerRoundRelease, PrivateOnlineDomainClassifier):
         self.switch_rounds_ = []
         self.released_is_initial_ = True
         self._pending = None
-        self._page_id, self._page = -1, None
+        self._pages = {}  # π pages still ahead of the stream (keys erased once drawn)
         if params.adaptive:
             self._init_per_round(params)
         else:
@@ -346,8 +352,7 @@ class DPSOAClassifier(PerRoundRelease, PrivateOnlineDomainClassifier):
         epsilon, delta = self._check_privacy_params()
         common = dict(initial=self._released_hid, ignore=BOTTOM,
                       split=(params.svt_epsilon, params.hist_epsilon, params.hist_delta),
-                      random_state=keyed_generator(self._entropy,
-                                                   event_key(ROLE_HIST_SPARSE, 0)))
+                      random_state=self._noise.generator(event_key(ROLE_HIST_SPARSE, 0)))
         if params.query == "competitor":
             return self._competitor_class(epsilon, delta, params.n_trees, params.eta,
                                           params.max_switches,
@@ -365,14 +370,18 @@ class DPSOAClassifier(PerRoundRelease, PrivateOnlineDomainClassifier):
         """π(t) for rounds t0 … t0 + n − 1: a uniform leaf of the forest, fixed per round."""
         total = self.parameters_.n_trees * self.parameters_.n_leaves
         out = np.empty(n, dtype=np.int64)
+        for old in [p for p in self._pages if p < t0 // _PI_PAGE]:
+            del self._pages[old]  # rounds already run: never read again
         pos = 0
         while pos < n:
             page, off = divmod(t0 + pos, _PI_PAGE)
-            if page != self._page_id:
-                gen = keyed_generator(self._entropy, event_key(ROLE_PI, page))
-                self._page, self._page_id = gen.integers(0, total, size=_PI_PAGE), page
+            if page not in self._pages:
+                # A page's key is erased once drawn, so the page is kept while a scan
+                # may still come back to it (a chunk can run ahead of the next step).
+                gen = self._noise.generator(event_key(ROLE_PI, page))
+                self._pages[page] = gen.integers(0, total, size=_PI_PAGE)
             m = min(n - pos, _PI_PAGE - off)
-            out[pos:pos + m] = self._page[off:off + m]
+            out[pos:pos + m] = self._pages[page][off:off + m]
             pos += m
         return out
 

@@ -4,7 +4,6 @@ rounds. A mixin of :class:`~skdp.online.DPSOAClassifier` (kept apart by concept)
 
 import numpy as np
 
-from .._streams import keyed_generator
 from ..mechanisms import StableHistogram
 from ._dp_soa_forest import BOTTOM, ROLE_RELEASE, event_key
 
@@ -17,7 +16,7 @@ _RELEASE_BATCH = 64
 class PerRoundRelease:
     """Per-round stable histograms over DP-SOA's forest (``adaptive=True``).
 
-    Needs the estimator's ``parameters_``, ``_forest``, ``_entropy``, ``_released_hid``
+    Needs the estimator's ``parameters_``, ``_forest``, ``_noise``, ``_released_hid``
     and ``_switch``. Privacy: T histograms at (ε′, δ′) on a list that one row changes in
     one position compose to (ε, δ) (see :class:`~skdp.online.DPSOAClassifier`).
     """
@@ -58,8 +57,7 @@ class PerRoundRelease:
     def _batch_modes(self, data, items, batch):
         if self._batch[0] != (self._run_id, batch):
             p = self.parameters_
-            gen = keyed_generator(self._entropy,
-                                  event_key(ROLE_RELEASE, (self._run_id << 24) | batch))
+            gen = self._noise.generator(event_key(ROLE_RELEASE, (self._run_id << 24) | batch))
             hist = StableHistogram(p.release_epsilon, p.release_delta, eta=p.eta,
                                    random_state=gen)
             counts = hist.simulate(data, _RELEASE_BATCH, items.tolist())

@@ -6,7 +6,7 @@ trees' outputs; nothing here is private output.
 
 import numpy as np
 
-from .._streams import keyed_generator
+from .._streams import as_stream_noise
 from ._soa import first_disagreement
 
 __all__ = ["BOTTOM", "Forest", "event_key"]
@@ -35,12 +35,11 @@ class Forest:
     list L = (A(S_{v^{(i)}}))_i that HistSparse watches.
     """
 
-    def __init__(self, learner, n_trees, n_leaves, entropy):
+    def __init__(self, learner, n_trees, n_leaves, noise):
         self.k1, self.k2, self.width = n_leaves, n_trees, 2 * n_leaves
         n_slots = n_trees * self.width
-        self.entropy = entropy
+        self.noise = as_stream_noise(noise)  # the estimator's StreamNoise (an int: a seed)
         self.n_events = 0
-        self._rng = None
         self.conservative = bool(getattr(learner, "conservative", False))
         self.pert = np.zeros(n_slots, dtype=bool)
         self.hid = np.zeros(n_slots, dtype=np.int64)
@@ -133,9 +132,9 @@ class Forest:
         return out
 
     def _event_rng(self):
-        self._rng = keyed_generator(self.entropy, event_key(ROLE_FOREST, self.n_events), self._rng)
+        rng = self.noise.generator(event_key(ROLE_FOREST, self.n_events))
         self.n_events += 1
-        return self._rng
+        return rng
 
     def update(self, leaf, x, y):
         """Round (x, y) assigned to ``leaf``; True iff the list L changed."""

@@ -22,7 +22,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._streams import keyed_generator
+from .._streams import as_stream_noise, release_generator
+from .._validation import RANDOM_STATE_CONSTRAINT
 from ..accounting import PrivacyBudget
 from ..hypotheses.finite import FiniteClass
 from ..hypotheses.littlestone import littlestone_dimension
@@ -60,10 +61,13 @@ class CellTreeCounter:
         T, the length of the stream (the counter refuses more).
     cell_epsilon : float
         ε of each cell's counter.
-    entropy, key : int
-        The noise of steps page·P + 1 … (page + 1)·P, P = min(1024, T), comes from
-        :func:`~skdp._streams.keyed_generator` (entropy, key + 2·page), so cutting the
-        stream into blocks does not change the draws.
+    entropy : StreamNoise or int
+        The stream's noise keys (an int seeds reproducible ones, for tests).
+    key : int
+        The noise of steps page·P + 1 … (page + 1)·P, P = min(1024, T), is event
+        key + 2·page of ``entropy`` (so cutting the stream into blocks does not change
+        the draws). A page's rows are zeroed once their steps ran, so the counter never
+        keeps the noise of a released step.
 
     Privacy
     -------
@@ -75,12 +79,14 @@ class CellTreeCounter:
     """
 
     def __init__(self, n_cells, n_steps, cell_epsilon, entropy, key):
-        self._tree = BinaryTreeCounter(n_steps, cell_epsilon, discrete=True, random_state=0)
+        # Only its shape and noise scale are used (the noise comes from the keyed pages).
+        self._tree = BinaryTreeCounter(n_steps, cell_epsilon, discrete=True,
+                                       random_state=release_generator())
         self.n_cells = int(n_cells)
         self.n_steps = self._tree.n_steps
         self.n_levels = self._tree.n_levels
         self.page = min(_PAGE, self.n_steps)
-        self.entropy = int(entropy)
+        self.entropy = as_stream_noise(entropy)
         self.key = int(key)
         self.n_seen = 0
         self._exact = np.zeros(self.n_cells, dtype=np.int64)
@@ -101,12 +107,19 @@ class CellTreeCounter:
                 scale = self._node_noise_scale
                 z = (np.zeros((self.page, self.n_cells), dtype=np.int64) if scale == 0 else
                      discrete_laplace(scale, size=(self.page, self.n_cells),
-                                      random_state=keyed_generator(
-                                          self.entropy, self.key + 2 * int(page))))
+                                      random_state=self.entropy.generator(
+                                          self.key + 2 * int(page))))
                 self._page = (int(page), z)
             sel = pages == page
             out[sel] = self._page[1][(steps[sel] - 1) % self.page]
         return out
+
+    def _forget(self):
+        """Zero the cached noise of the steps already run: what they still need lives in
+        ``_last_noisy``, and a copy of the counter must not hold a released step's noise."""
+        page, z = self._page
+        if z is not None:
+            z[:max(0, min(self.page, self.n_seen - page * self.page))] = 0
 
     def update(self, cells):
         """Consume one step per entry of ``cells``; return R after each step, (m, K)."""
@@ -133,6 +146,7 @@ class CellTreeCounter:
             if done.size:
                 self._last_noisy[j] = z[done[-1]]
         self.n_seen += m
+        self._forget()
         self.released_ = out[-1]
         return out
 
@@ -145,6 +159,7 @@ class CellTreeCounter:
         self._exact[cell] += 1
         bits = [j for j in range(self.n_levels) if (s >> j) & 1]
         self.n_seen = s
+        self._forget()
         self.released_ = self._exact + self._last_noisy[bits].sum(axis=0)
         return self.released_[None, :]
 
@@ -343,7 +358,13 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
         statistic of the private data that the guarantee does not cover.
     budget : PrivacyBudget, optional
         Charged once per stream.
-    random_state : None, int or numpy.random.Generator
+    random_state : None, int, numpy Generator, RandomState or TestingSeed, default=None
+        ``None``: noise from OS entropy; the stream's keys derive only events not yet
+        run and a copy holds none (see :mod:`skdp.base`). A learner that can still
+        continue its stream is private running state, not a publishable model. A seed
+        is a testing mode: the noise is reproducible from ``get_params()``, a
+        :class:`~skdp.exceptions.PrivacyWarning` says so, and with a ``budget`` it is
+        refused unless wrapped as ``skdp.TestingSeed(seed)``.
     verbose : int, default=0
 
     Attributes
@@ -430,7 +451,7 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
         "max_experts": [Interval(numbers.Integral, 1, None, closed="left")],
         "accounting": [StrOptions(set(ACCOUNTING))],
         "budget": [PrivacyBudget, None],
-        "random_state": ["random_state", np.random.Generator],
+        "random_state": [*RANDOM_STATE_CONSTRAINT],
         "verbose": ["verbose"],
         "classes": ["array-like", None],
     }
@@ -505,13 +526,13 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
         if self.construction == "constructed":
             # equal shares for the sanitization of the x's (Alg 5) and the OPE counts
             self._engine = _ConstructedExperts(
-                self.labels_, horizon, self._max_switches, cell_epsilon, self._entropy,
+                self.labels_, horizon, self._max_switches, cell_epsilon, self._noise,
                 (self._key(2**39), self._key(0)), self._counter_class)
             self._counter = self._engine.ope
             n_experts = self._engine.n_experts
         else:
             self._counter = self._counter_class(self._loss_matrix.shape[0], horizon,
-                                                cell_epsilon, self._entropy, self._key(0))
+                                                cell_epsilon, self._noise, self._key(0))
             n_experts = self.labels_.shape[0]
         self.n_experts_ = n_experts
         self.learning_rate_ = (math.sqrt(8.0 * math.log(max(n_experts, 2)) / horizon)

@@ -61,6 +61,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._input import validate_data
 from .._labels import check_labels_in, resolve_classes
+from .._streams import release_generator
+from .._validation import RANDOM_STATE_CONSTRAINT
 from ..accounting import PrivacyBudget, PrivacyCost
 from ..base import PrivateEstimatorMixin
 from ..exceptions import BudgetExhaustedError, CapReachedError
@@ -111,7 +113,7 @@ class _StreamState:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self.rng = np.random.default_rng()
+        self.rng = release_generator()
         self.mechanism = None
 
 
@@ -172,7 +174,7 @@ class QueryBudgetedPredictor(PrivateEstimatorMixin, ClassifierMixin, BaseEstimat
     _parameter_constraints: dict = {
         "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
         "budget": [PrivacyBudget, None],
-        "random_state": ["random_state", np.random.Generator],
+        "random_state": [*RANDOM_STATE_CONSTRAINT],
         "classes": ["array-like", None],
     }
 

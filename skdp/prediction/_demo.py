@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from .._validation import TestingSeed
+
 __all__ = ["demo_row", "perp_demo_row"]
 
 
@@ -24,7 +26,7 @@ def demo_row(rng, budget):
     truth = Xq[:, 0] >= threshold
     clf = PrivatePredictor(Thresholds(), epsilon=eps, delta=delta, max_hard_queries=cap,
                            planned_queries=2000, classes=[0, 1], budget=budget,
-                           random_state=rng).fit(X, y)
+                           random_state=TestingSeed(rng)).fit(X, y)
     try:
         answers, note = clf.predict(Xq), ""
     except QueryBudgetExhaustedError as exc:
@@ -67,7 +69,7 @@ def perp_demo_row(rng, budget):
     X, y = stream.sample(n)
     clf = RectanglesPERPClassifier(epsilon=eps, delta=delta, alpha=alpha, beta=beta,
                                    gamma=gamma, classes=[0, 1], budget=budget,
-                                   preset="charged", random_state=rng).fit(X, y)
+                                   preset="charged", random_state=TestingSeed(rng)).fit(X, y)
     result = play_robust_pep(clf, stream, t1, block_size=2_000)
     D, truth = result["from_D"], result["truth"]
     # Non-private: the smallest interval around the labelled positives.

@@ -19,6 +19,7 @@ import copy
 
 import numpy as np
 
+from .._streams import child_generator
 from ..mechanisms.between_thresholds import HARD, LOW
 from ..mechanisms.challenge_bt import ChallengeBT
 from ..mechanisms.reorder_slice_compute import ReorderSliceCompute
@@ -159,7 +160,7 @@ class RectanglesRun:
 
     # -------------------------------------------------------------- phases
     def _new_copy(self, axis, side, coords, rng, q=None):
-        seed = np.random.default_rng(rng.integers(2**63))
+        seed = child_generator(rng)
         return _Copy(axis, side, coords, self._challenge_bt(q or self.q, seed))
 
     def _start_phase(self, positives):

@@ -74,6 +74,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 
+from .._streams import child_generator
 from ..exceptions import BudgetExhaustedError, CapReachedError
 from ..mechanisms.between_thresholds import BetweenThresholds
 from ._base import QueryBudgetExhaustedError
@@ -167,7 +168,7 @@ class _ShrinkageAnswering:
         # Each instance draws its noise from its own child generator, so the main
         # generator's sequence (partition, one seed per instance, one label per hard
         # query) — hence every answer — is the same however the queries are batched.
-        child = np.random.default_rng(self._state.rng.integers(2**63))
+        child = child_generator(self._state.rng)
         lower, upper = self.thresholds_
         return BetweenThresholds(
             lower, upper, self.epsilon_bt_, self.delta_bt_, sensitivity=sensitivity,

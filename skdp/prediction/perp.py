@@ -124,9 +124,11 @@ class RectanglesPERPClassifier(_PERPBase):
         statistic of the private data that the guarantee does not cover.
     budget : PrivacyBudget, optional
         Charged the same amounts as ``budget_`` (shared across clones).
-    random_state : None, int or numpy.random.Generator
-        Noise source. An int makes runs reproducible — and makes copies fitted with
-        the same seed draw the same noise: use ``None`` for real releases.
+    random_state : None, int, numpy Generator, RandomState or TestingSeed, default=None
+        ``None``: noise from OS entropy, and a copy (deepcopy, pickle) draws fresh
+        noise. A seed is a testing mode: the noise is reproducible from
+        ``get_params()``, a :class:`~skdp.exceptions.PrivacyWarning` says so, and with
+        a ``budget`` it is refused unless wrapped as ``skdp.TestingSeed(seed)``.
     verbose : int, default=0
         Print phase transitions (1) and copy re-executions (2).
 

@@ -136,11 +136,11 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         statistic of the private data that the guarantee does not cover.
     budget : PrivacyBudget, optional
         Also charged what ``budget_`` is charged, when it is (see ``skdp.base``).
-    random_state : None, int or numpy Generator
-        Partition, hard-query labels and BetweenThresholds noise. A fixed seed makes
-        runs reproducible, but two fits with the same seed on overlapping data (e.g.
-        the clones of a grid search) draw the *same* noise, which composition
-        theorems do not cover: use ``None`` (fresh entropy) for real releases.
+    random_state : None, int, numpy Generator, RandomState or TestingSeed, default=None
+        ``None``: noise from OS entropy, and a copy (deepcopy, pickle) draws fresh
+        noise. A seed is a testing mode: the noise is reproducible from
+        ``get_params()``, a :class:`~skdp.exceptions.PrivacyWarning` says so, and with
+        a ``budget`` it is refused unless wrapped as ``skdp.TestingSeed(seed)``.
 
     Attributes
     ----------

@@ -181,9 +181,11 @@ class SubsampleAggregatePredictor(_ScoredAnswers, _NoisyCounts, QueryBudgetedPre
         statistic of the private data that the guarantee does not cover.
     budget : PrivacyBudget, optional
         Also charged, call by call.
-    random_state : None, int or numpy Generator
-        Partition and noise. As for ``PrivatePredictor``: a fixed seed reuses noise
-        across fits, so use ``None`` for real releases.
+    random_state : None, int, numpy Generator, RandomState or TestingSeed, default=None
+        ``None``: noise from OS entropy, and a copy (deepcopy, pickle) draws fresh
+        noise. A seed is a testing mode: the noise is reproducible from
+        ``get_params()``, a :class:`~skdp.exceptions.PrivacyWarning` says so, and with
+        a ``budget`` it is refused unless wrapped as ``skdp.TestingSeed(seed)``.
 
     Attributes
     ----------

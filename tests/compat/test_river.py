@@ -5,6 +5,8 @@ import warnings
 import numpy as np
 import pytest
 
+from skdp import TestingSeed
+
 river = pytest.importorskip("river")
 
 from river import datasets, evaluate, metrics  # noqa: E402
@@ -49,7 +51,8 @@ def _run(model, data=PHISHING, metric=None):
 
 
 def _decision_list(budget):
-    return DPDecisionListClassifier(epsilon=1.0, binarize=0.5, budget=budget, random_state=0)
+    return DPDecisionListClassifier(epsilon=1.0, binarize=0.5, budget=budget,
+                                    random_state=TestingSeed(0))
 
 
 def test_progressive_validation_pays_per_batch_not_per_prediction():
@@ -80,7 +83,8 @@ def test_progressive_validation_pays_per_batch_not_per_prediction():
 
 def test_dp_winnow_spends_its_stream_plan_once():
     budget = PrivacyBudget(epsilon=5.0, delta=1e-5)
-    estimator = DPWinnowClassifier(epsilon=1.0, bounds=(0, 1), budget=budget, random_state=0)
+    estimator = DPWinnowClassifier(epsilon=1.0, bounds=(0, 1), budget=budget,
+                                   random_state=TestingSeed(0))
     model = RiverClassifier(estimator, classes=CLASSES, batch_size=50)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # "cannot learn within n_rounds"
@@ -125,7 +129,8 @@ def test_budget_exhausted_mid_stream_stops_and_says_so():
 
 def test_budget_too_small_for_the_first_batch_leaves_the_estimator_unfitted():
     budget = PrivacyBudget(epsilon=0.5, delta=1e-5)
-    estimator = DPWinnowClassifier(epsilon=1.0, bounds=(0, 1), budget=budget, random_state=0)
+    estimator = DPWinnowClassifier(epsilon=1.0, bounds=(0, 1), budget=budget,
+                                   random_state=TestingSeed(0))
     model = RiverClassifier(estimator, classes=CLASSES, batch_size=100)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from skdp import PrivacyBudget
+from skdp import PrivacyBudget, TestingSeed
 from skdp.accounting import account
 from skdp.exceptions import PrivacyWarning
 from skdp.linear import DPWinnowClassifier
@@ -85,7 +85,7 @@ def test_guard_warns_and_predicts_the_private_constant(rng):
     X = (rng.random((3000, 50)) < 0.05).astype(float)
     y = (X[:, :5].sum(axis=1) > 0).astype(int)  # ≈ 23 % positive
     budget = PrivacyBudget(2.0, 1e-5)
-    clf = DPWinnowClassifier(epsilon=1.0, margin=1 / 11, budget=budget, random_state=0)
+    clf = DPWinnowClassifier(epsilon=1.0, margin=1 / 11, budget=budget, random_state=TestingSeed(0))
     with pytest.warns(UserWarning, match="cannot learn within n_rounds=3000"):
         clf.fit(X, y)
     p = clf.parameters_
@@ -109,7 +109,7 @@ def test_sparse_vector_options_are_refused_for_the_schedule_before_spending(rng)
 def test_privacy_charged_once_per_stream(rng):
     X, y = _literal_stream(rng, 600, 4)
     budget = PrivacyBudget(5.0, 1e-5)
-    clf = DPWinnowClassifier(epsilon=2.0, margin=1.0, budget=budget, random_state=0)
+    clf = DPWinnowClassifier(epsilon=2.0, margin=1.0, budget=budget, random_state=TestingSeed(0))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for start in range(0, 600, 200):

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from skdp import PrivacyBudget
+from skdp import PrivacyBudget, TestingSeed
 from skdp.linear import (
     ConfidentWinnowClassifier,
     DPWinnowClassifier,
@@ -20,7 +20,7 @@ ESTIMATORS = [WinnowClassifier, ConfidentWinnowClassifier, DPWinnowClassifier]
 def _budget_and_clf(cls):
     budget = PrivacyBudget(5.0, 1e-4)
     if cls is DPWinnowClassifier:
-        return budget, cls(budget=budget, random_state=0)
+        return budget, cls(budget=budget, random_state=TestingSeed(0))
     return budget, cls()
 
 

@@ -11,7 +11,7 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 
-from skdp import PrivacyBudget
+from skdp import PrivacyBudget, TestingSeed
 from skdp.exceptions import BudgetExhaustedError, PrivacyWarning, StaleStateError
 from skdp.linear import DPWinnowClassifier
 from skdp.preprocessing import PublicBoundsClipper
@@ -34,7 +34,7 @@ def _data(rng, n=300):
 def test_clone_shares_the_ledger(rng):
     X, y = _data(rng)
     budget = PrivacyBudget(3.0, 1e-5)
-    clf = DPWinnowClassifier(**P, budget=budget, random_state=0)
+    clf = DPWinnowClassifier(**P, budget=budget, random_state=TestingSeed(0))
     twin = clone(clf)
     assert twin.budget.shares_ledger_with(budget)
     clf.fit(np.clip(X / 10, -1, 1), y)
@@ -48,7 +48,7 @@ def test_deepcopy_and_pickle_keep_spent_privacy(rng):
     X, y = _data(rng)
     X = np.clip(X / 10, -1, 1)
     budget = PrivacyBudget(2.0, 1e-5)
-    clf = DPWinnowClassifier(**P, budget=budget, random_state=0).fit(X, y)
+    clf = DPWinnowClassifier(**P, budget=budget, random_state=TestingSeed(0)).fit(X, y)
     for copy_ in (copy.deepcopy(clf), pickle.loads(pickle.dumps(clf))):
         assert copy_.privacy_spent_ == clf.privacy_spent_
         assert copy_.budget.spent.epsilon == pytest.approx(1.0)
@@ -77,7 +77,7 @@ def test_grid_search_and_cross_val_charge_every_fit(rng):
     X, y = _data(rng)
     budget = PrivacyBudget(12.0, 1e-4)
     pipe = make_pipeline(PublicBoundsClipper(-10.0, 10.0),
-                         DPWinnowClassifier(**P, budget=budget, random_state=0))
+                         DPWinnowClassifier(**P, budget=budget, random_state=TestingSeed(0)))
     search = GridSearchCV(pipe, {"dpwinnowclassifier__epsilon": [0.5, 1.0]}, cv=3)
     search.fit(X, y)
     # 3 folds × (0.5 + 1.0) + the refit at the best ε

@@ -7,12 +7,12 @@ import warnings
 
 import pytest
 
-from skdp import PrivacyBudget
+from skdp import PrivacyBudget, TestingSeed
 from skdp.exceptions import PrivacyWarning
 from skdp.hypotheses.littlestone import PointVersionSpace, threshold_class
 from skdp.online import AdaptivePrivateOnlineClassifier
 
-P = dict(epsilon=2.0, delta=1e-6, n_sequences=256, random_state=0)
+P = dict(epsilon=2.0, delta=1e-6, n_sequences=256, random_state=TestingSeed(0))
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from skdp import PrivacyBudget
+from skdp import PrivacyBudget, TestingSeed
 from skdp.exceptions import PrivacyWarning
 from skdp.hypotheses import threshold_class
 from skdp.online import BatchSanitizedOnlineClassifier, HistogramSanitizer, StableHistogramSanitizer
@@ -85,7 +85,7 @@ def test_stable_histogram_sanitizer_charges_delta(rng):
     budget = PrivacyBudget(2.0, 1e-4)
     clf = BatchSanitizedOnlineClassifier(1.0, 1e-6, hypothesis_class=CLASS, batch_size=200,
                                          sanitizer=StableHistogramSanitizer(), budget=budget,
-                                         random_state=0).fit(X, y)
+                                         random_state=TestingSeed(0)).fit(X, y)
     assert clf.privacy_spent_.delta == 1e-6 and budget.spent.delta == pytest.approx(1e-6)
     default = BatchSanitizedOnlineClassifier(1.0, 1e-6, hypothesis_class=CLASS,
                                              random_state=0).fit(X, y)

@@ -16,7 +16,7 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from skdp import PrivacyBudget
+from skdp import PrivacyBudget, TestingSeed
 from skdp.exceptions import BudgetExhaustedError, PrivacyWarning, StaleStateError
 from skdp.hypotheses import threshold_class
 from skdp.online import (
@@ -133,7 +133,7 @@ def test_pipeline_grid_search_and_cross_val_charge_every_fit(kind, rng):
     X = Xd - 4.0 + rng.random((600, 1))  # raw values; the public binning recovers Xd
     budget = PrivacyBudget(12.0, 1e-3)
     step = type(_make(kind)).__name__.lower()
-    pipe = make_pipeline(_binner(), _make(kind, budget=budget, random_state=0))
+    pipe = make_pipeline(_binner(), _make(kind, budget=budget, random_state=TestingSeed(0)))
     search = GridSearchCV(pipe, {f"{step}__epsilon": [0.5, 1.0]}, cv=3).fit(X, y)
     best = search.best_params_[f"{step}__epsilon"]
     assert budget.spent.epsilon == pytest.approx(4.5 + best)
@@ -149,7 +149,7 @@ def test_pipeline_grid_search_and_cross_val_charge_every_fit(kind, rng):
 def test_clone_deepcopy_pickle_keep_spent_privacy(kind, rng):
     X, y = _noisy_stream(rng, 300)
     budget = PrivacyBudget(3.0, 1e-5)
-    clf = _make(kind, budget=budget, random_state=0)
+    clf = _make(kind, budget=budget, random_state=TestingSeed(0))
     twin = clone(clf)
     assert twin.budget.shares_ledger_with(budget)
     clf.fit(X, y)
@@ -189,7 +189,7 @@ _BAD_X = st.one_of(
 @given(bad=_BAD_X)
 def test_bad_x_refused_before_any_privacy_is_spent(kind, bad):
     budget = PrivacyBudget(1.0, 1e-5)
-    clf = _make(kind, budget=budget, random_state=0)
+    clf = _make(kind, budget=budget, random_state=TestingSeed(0))
     with pytest.raises(ValueError):
         clf.partial_fit(bad, [1] * len(bad), classes=[0, 1])
     assert budget.spent.epsilon == 0.0 and not hasattr(clf, "classes_")
@@ -209,7 +209,7 @@ def test_bad_privacy_parameters_refused(kind, eps, delta):
 @pytest.mark.parametrize("kind", KINDS)
 def test_bad_labels_and_classes(kind):
     budget = PrivacyBudget(1.0, 1e-5)
-    clf = _make(kind, budget=budget, random_state=0)
+    clf = _make(kind, budget=budget, random_state=TestingSeed(0))
     with pytest.raises(ValueError, match="classes must be passed"):
         clf.partial_fit([[0]], [0])
     with pytest.raises(ValueError, match="not in classes"):

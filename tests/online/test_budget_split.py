@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
+from skdp import TestingSeed
 from skdp.accounting import PrivacyBudget, account
 from skdp.exceptions import PrivacyWarning
 from skdp.hypotheses import threshold_class
@@ -222,7 +223,7 @@ def test_experts_stay_pure_on_a_ledger_without_delta():
     x = np.random.default_rng(0).integers(0, 4, size=T)
     budget = PrivacyBudget(1.0)
     clf = PrivateExpertsClassifier(1.0, experts=threshold_class(4), n_rounds=T,
-                                   budget=budget, random_state=0)
+                                   budget=budget, random_state=TestingSeed(0))
     clf.fit(x[:, None], (x >= 2).astype(int))
     assert budget.spent == (1.0, 0.0)
     assert clf._counter._tree.epsilon == tree_counter_split(1.0, 0.0, T.bit_length(), 2).values[0]

@@ -12,7 +12,7 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import cross_val_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skdp import PrivacyBudget
+from skdp import PrivacyBudget, TestingSeed
 from skdp.exceptions import PrivacyLeakWarning, PrivacyWarning
 from skdp.hypotheses import MeanThresholds, Thresholds
 from skdp.online import (
@@ -44,7 +44,7 @@ def test_default_estimator_passes_every_check(estimator, check):
 
 
 def _make(cls, **kw):
-    return cls(**kw) if cls is SOAClassifier else cls(random_state=0, **kw)
+    return cls(**kw) if cls is SOAClassifier else cls(random_state=TestingSeed(0), **kw)
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +113,7 @@ def test_default_bounds_warning_depends_on_parameters_only(cls, rng):
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         warnings.simplefilter("ignore", PrivacyLeakWarning)
+        warnings.filterwarnings("ignore", message=".*random_state is set")  # testing mode
         _make(cls, **{key: MeanThresholds(bounds=(-3.0, 3.0))}).fit(X, (X[:, 0] > 0) * 1)
 
 

@@ -21,16 +21,17 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from skdp import PrivacyBudget
+from skdp import PrivacyBudget, TestingSeed
 from skdp.exceptions import BudgetExhaustedError, PrivacyWarning, StaleStateError
 from skdp.hypotheses import FiniteClass, Thresholds
 from skdp.hypotheses.littlestone import threshold_class
 from skdp.online import AdaptivePrivateOnlineClassifier, DPSOAClassifier
 
 ESTIMATORS = {
-    "dpsoa": (DPSOAClassifier, dict(epsilon=2.0, delta=1e-6, n_trees=40, random_state=0)),
+    "dpsoa": (DPSOAClassifier,
+              dict(epsilon=2.0, delta=1e-6, n_trees=40, random_state=TestingSeed(0))),
     "adaptive": (AdaptivePrivateOnlineClassifier,
-                 dict(epsilon=2.0, delta=1e-6, n_sequences=256, random_state=0)),
+                 dict(epsilon=2.0, delta=1e-6, n_sequences=256, random_state=TestingSeed(0))),
 }
 NAMES = list(ESTIMATORS)
 

@@ -15,7 +15,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 
-from skdp import BudgetExhaustedError, PrivacyBudget, PrivacyWarning
+from skdp import BudgetExhaustedError, PrivacyBudget, PrivacyWarning, TestingSeed
 from skdp.prediction import (
     DecisionStumpPERPClassifier,
     QueryBudgetExhaustedError,
@@ -46,7 +46,7 @@ def _sample(n, seed=0, d=2):
 
 
 def _rect(**kw):
-    params = dict(epsilon=EPS, gamma=1.0, random_state=0)
+    params = dict(epsilon=EPS, gamma=1.0, random_state=TestingSeed(0))
     params.update(kw)
     return RectanglesPERPClassifier(**params)
 

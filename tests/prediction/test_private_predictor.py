@@ -17,7 +17,7 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeClassifier
 
-from skdp import BudgetExhaustedError, PrivacyBudget, PrivacyWarning
+from skdp import BudgetExhaustedError, PrivacyBudget, PrivacyWarning, TestingSeed
 from skdp.hypotheses import FiniteClass, Halfspaces, Rectangles, Thresholds
 from skdp.prediction import (
     PrivatePredictor,
@@ -43,7 +43,7 @@ def _thresholds(n, seed=0, noise=0.0):
 
 
 def _small(**kw):
-    params = dict(epsilon=EPS, delta=DELTA, max_hard_queries=CAP, random_state=0)
+    params = dict(epsilon=EPS, delta=DELTA, max_hard_queries=CAP, random_state=TestingSeed(0))
     params.update(kw)
     return PrivatePredictor(Thresholds(), **params)
 
@@ -62,7 +62,7 @@ def _random_labels(n, seed=0):
 
 
 def _rich(**kw):
-    params = dict(epsilon=EPS, delta=DELTA, max_hard_queries=CAP, random_state=0)
+    params = dict(epsilon=EPS, delta=DELTA, max_hard_queries=CAP, random_state=TestingSeed(0))
     params.update(kw)
     return PrivatePredictor(RICH, **params)
 

@@ -9,7 +9,7 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 
-from skdp import BudgetExhaustedError, PrivacyBudget
+from skdp import BudgetExhaustedError, PrivacyBudget, TestingSeed
 from skdp.accounting import calibrate, compose
 from skdp.hypotheses import Thresholds
 from skdp.prediction import QueryBudgetExhaustedError, SubsampleAggregatePredictor
@@ -22,7 +22,7 @@ def _data(n, seed=0):
 
 
 def _make(**kw):
-    params = dict(epsilon=1.0, delta=1e-6, n_queries=50, random_state=0)
+    params = dict(epsilon=1.0, delta=1e-6, n_queries=50, random_state=TestingSeed(0))
     params.update(kw)
     return SubsampleAggregatePredictor(Thresholds(), **params)
 

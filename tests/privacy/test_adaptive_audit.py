@@ -51,7 +51,7 @@ class NoiselessSVT(AdaptivePrivateOnlineClassifier):
 
 
 def _rngs(est):
-    return _KeyedRngs(est._entropy)
+    return _KeyedRngs(est._noise)
 
 
 def _streams(n_rows=N_ROWS):

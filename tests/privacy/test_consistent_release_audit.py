@@ -45,7 +45,7 @@ def _argmin(scores, epsilon, sensitivity, *, random_state=None):
 
 class ExactRelease(AdaptivePrivateOnlineClassifier):
     def _make_core(self, learner, params):
-        return ConsistentReleaseCore(learner, params, _KeyedRngs(self._entropy),
+        return ConsistentReleaseCore(learner, params, _KeyedRngs(self._noise),
                                      self._scorer, release_factory=_argmin)
 
 

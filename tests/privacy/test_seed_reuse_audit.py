@@ -21,7 +21,7 @@ seed and no ledger (the old behaviour: plain ``random_state``), i.e. a shared ge
 import numpy as np
 import pytest
 
-from skdp import DPDecisionListClassifier, PrivacyBudget
+from skdp import DPDecisionListClassifier, PrivacyBudget, TestingSeed
 from skdp.audit import epsilon_lower_bound
 
 EPSILON = 1.0
@@ -43,7 +43,7 @@ def _pair_differs(fold1, fold2, seed, keyed):
     lists = [
         _released(DPDecisionListClassifier(epsilon=EPSILON, delta=0.0, max_rules=1,
                                            classes=[0, 1], budget=budget,
-                                           random_state=seed).fit(*fold))
+                                           random_state=TestingSeed(seed)).fit(*fold))
         for fold in (fold1, fold2)
     ]
     return lists[0] != lists[1]
