@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import threading
 import time
+import warnings
 from typing import Any, TextIO
 
 import numpy as np
 
 from .accounting import PrivacyBudget, calibrate
-from .exceptions import BudgetExhaustedError
+from .exceptions import BudgetExhaustedError, PrivacyWarning
 from .mechanisms import (
     AboveThreshold,
     exponential_mechanism,
@@ -213,12 +214,18 @@ def run_demo(seed: int = 0, out: TextIO | None = None, *, quick: bool = False,
     rng = np.random.default_rng(seed)
     budget = PrivacyBudget(epsilon=16.0, delta=1e-5)
     print(_wrap(f"skdp demo (seed {seed}): each private answer next to the non-private one. "
-                "All rows spend from one shared privacy budget.", ""), file=out)
+                "All rows spend from one shared privacy budget. The rows are seeded so that "
+                "their numbers reproduce (skdp.TestingSeed, a testing mode: a model you "
+                "publish is fitted with random_state=None).", ""), file=out)
     rows = []
-    for row in _learner_rows() if quick else DEMO_ROWS:
-        cells = _run_row(row, rng, budget, out)
-        rows.append(cells)
-        print("\n" + _render_row(len(rows), cells, verbose), file=out, flush=True)
+    with warnings.catch_warnings():
+        # Said once in the header above instead of once per seeded learner.
+        warnings.filterwarnings("ignore", message=r".*random_state is set",
+                                category=PrivacyWarning)
+        for row in _learner_rows() if quick else DEMO_ROWS:
+            cells = _run_row(row, rng, budget, out)
+            rows.append(cells)
+            print("\n" + _render_row(len(rows), cells, verbose), file=out, flush=True)
     spent = budget.spent
     print("\n" + _wrap(
         f"In all the demo spent ε={spent.epsilon:.3g}, δ={spent.delta:.2g} of {budget!r}. "
