@@ -316,7 +316,8 @@ PRIVATE = sorted(name for name in CASES if _private(name))
 
 
 @pytest.mark.parametrize("seed", [0, np.random.default_rng(0), np.random.RandomState(0),
-                                  np.random.SeedSequence(0)], ids=repr)
+                                  np.random.SeedSequence(0)],
+                         ids=lambda seed: type(seed).__name__)  # stable across xdist workers
 @pytest.mark.parametrize("name", PRIVATE)
 def test_a_bare_seed_with_a_budget_is_refused_before_any_charge(name, seed):
     X, y = _data(CASES[name][0])
