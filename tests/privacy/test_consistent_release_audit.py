@@ -145,7 +145,7 @@ def full_loss_law(cls, data, params=FULL_PARAMS):
     est._partial_fit_mistakes(X[:1], y[:1], classes=[0, 1])  # builds the core (public)
     core = est._core
     assert core.n_switches == 0
-    svt = core._new_svt()
+    svt = core._svt  # the live instance: its threshold and scales are public parameters
     x, s = X[:, 0].astype(int), np.where(y == 1, 1, -1)
     counts = np.cumsum(core.hypothesis.predict(x) != s)  # mistakes of A(∅)
     log_tau = halting_log_probs(counts, svt.threshold, svt._query_noise_scale,
