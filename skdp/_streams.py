@@ -49,7 +49,7 @@ class EphemeralGenerator(np.random.Generator):
     back, and a copy draws independent noise rather than repeating this one's.
     """
 
-    def __reduce__(self) -> tuple[Any, tuple[()]]:
+    def __reduce__(self) -> tuple[Any, tuple[()]]:  # type: ignore[override]
         return (release_generator, ())
 
     def __copy__(self) -> EphemeralGenerator:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -215,11 +215,12 @@ class TestingSeed:
     """
 
     __slots__ = ("seed",)
+    seed: Any  # an int, numpy Generator, RandomState or SeedSequence (checked in __init__)
 
     def __init__(self, seed: int | np.integer | np.random.Generator | np.random.RandomState
-                 | np.random.SeedSequence) -> None:
+                 | np.random.SeedSequence | TestingSeed) -> None:
         if isinstance(seed, TestingSeed):
-            seed = seed.seed
+            seed = cast(Any, seed).seed
         if seed is None or isinstance(seed, bool) or not isinstance(
                 seed, (numbers.Integral, np.random.Generator, np.random.RandomState,
                        np.random.SeedSequence)):
@@ -293,7 +294,8 @@ def seeded_generator(random_state: object, key: int | None = None,
     """
     seed = random_state.seed if isinstance(random_state, TestingSeed) else random_state
     if key is None and index == 0 and isinstance(seed, (numbers.Integral, np.random.SeedSequence)):
-        return np.random.default_rng(seed)  # as sklearn users expect from a seed
+        # as sklearn users expect from a seed
+        return np.random.default_rng(int(seed) if isinstance(seed, numbers.Integral) else seed)
     if isinstance(seed, numbers.Integral):
         base = [int(seed)]
     elif isinstance(seed, np.random.SeedSequence):

@@ -96,9 +96,9 @@ class PrivateEstimatorMixin:
                                 type(self).__name__)
         return epsilon, delta
 
-    # Left unannotated on purpose: mypy would then type privacy_spent_ as a writable
-    # attribute of the mixin, which query-budgeted predictors override with a read-only
-    # property (they never call _charge).
+    # _charge and _add_spent are left unannotated on purpose: mypy would then type
+    # privacy_spent_ as a writable attribute of the mixin, which query-budgeted
+    # predictors override with a read-only property (they never call either).
     def _charge(self, epsilon, delta, label, *, accumulate=True):  # type: ignore[no-untyped-def]
         """Pay (ε, δ) from ``self.budget`` (if any), then record it in ``privacy_spent_``.
 
@@ -112,7 +112,7 @@ class PrivateEstimatorMixin:
         self._add_spent(epsilon, delta, accumulate)
         return key
 
-    def _add_spent(self, epsilon: float, delta: float, accumulate: bool) -> None:
+    def _add_spent(self, epsilon, delta, accumulate):  # type: ignore[no-untyped-def]
         spent = getattr(self, "privacy_spent_", None) if accumulate else None
         if spent is None:
             spent = PrivacyCost(0.0, 0.0)

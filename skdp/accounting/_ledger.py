@@ -118,6 +118,11 @@ class StreamRecord:
     """
 
     __slots__ = ("id", "ledger", "version", "what")
+    # Declared for the type checker (set once in __init__ through object.__setattr__).
+    id: str
+    ledger: Ledger
+    version: int
+    what: str
 
     def __init__(self, ledger: Ledger, what: str, stream_id: str | None = None,
                  version: int = 0) -> None:
