@@ -1,6 +1,7 @@
 import os
 import sys
 import tempfile
+import warnings
 
 import numpy as np
 import pytest
@@ -74,3 +75,17 @@ def pytest_configure(config):
     # (pytest.warns records it regardless of this filter).
     config.addinivalue_line(
         "filterwarnings", "ignore:.*random_state is set, so the noise is reproducible")
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    """A two-process dask LocalCluster's client (closed with its cluster afterwards)."""
+    distributed = pytest.importorskip("distributed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                           dashboard_address=None)
+        client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()

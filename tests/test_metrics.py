@@ -249,23 +249,11 @@ def test_the_readme_search_spends_exactly_its_documented_cost():
 
 
 @pytest.mark.slow  # ~12 s: starts a two-process LocalCluster
-def test_grid_search_on_a_dask_cluster_charges_the_documented_cost():
-    distributed = pytest.importorskip("distributed")
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                           dashboard_address=None)
-        client = distributed.Client(cluster)
-    try:
-        budget = PrivacyBudget(100.0, 1e-3)
-        scorer = _scorer(budget)
-        search = GridSearchCV(_model(budget), GRID, cv=KFold(3), scoring=scorer)
-        with parallel_backend("dask"):
-            search.fit(X, y)
-    finally:
-        client.close()
-        cluster.close()
+def test_grid_search_on_a_dask_cluster_charges_the_documented_cost(dask_client):
+    budget = PrivacyBudget(100.0, 1e-3)
+    scorer = _scorer(budget)
+    search = GridSearchCV(_model(budget), GRID, cv=KFold(3), scoring=scorer)
+    with parallel_backend("dask"):
+        search.fit(X, y)
     assert budget.spent.epsilon == 7 * FIT_EPS + scorer.cost(2, 3).epsilon == 5.0
     assert len(_score_charges(budget)) == 6

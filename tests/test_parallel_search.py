@@ -5,7 +5,6 @@ left ``budget.spent`` at 0 (the workers charged their own copies of the ledger),
 ``GridSearchCV`` over a budget smaller than the search ran every fit.
 """
 
-import warnings
 
 import numpy as np
 import pytest
@@ -18,19 +17,6 @@ from skdp import BudgetExhaustedError, DPDecisionListClassifier, PrivacyBudget
 rng = np.random.default_rng(0)
 X = rng.integers(0, 2, size=(300, 8))
 y = X[:, 0] | X[:, 1]
-
-
-@pytest.fixture(scope="module")
-def dask_client():
-    distributed = pytest.importorskip("distributed")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                           dashboard_address=None)
-        client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
 
 
 @pytest.fixture(params=["sequential", "loky", "threading", "dask"])
