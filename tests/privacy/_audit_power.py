@@ -100,6 +100,32 @@ def _exact_decision_lists():
     return rows
 
 
+def _exact_challenge_bt():
+    import test_exact_challenge_bt as t
+
+    file = "test_exact_challenge_bt.py"
+    return [
+        Row("ChallengeBT, svt Stopper + charged BT (k = 30, T = 100, ε_s = 40)", t.EPS,
+            t.DELTA, "exact", "stationary: BT queries at x vs x ± 1, Stopper included",
+            lambda: t.challenge_epsilon(t.ChallengeBT, *t.HONEST_DESIGN),
+            "half the inner BT's noise",
+            lambda: t.challenge_epsilon(t.ChallengeHalfNoise, *t.TWIN_DESIGN), file),
+        Row("ChallengeBT, svt Stopper + charged BT (default ε_s = ε)", t.EPS, t.DELTA,
+            "exact", "as above", lambda: t.challenge_epsilon(t.ChallengeBT, *t.HONEST_DESIGN,
+                                                             stopper_epsilon=t.EPS),
+            "half the inner BT's noise",
+            lambda: t.challenge_epsilon(t.ChallengeHalfNoise, *t.TWIN_DESIGN,
+                                        stopper_epsilon=t.EPS), file),
+        Row("ChallengeBT, Stemmer Stopper + Thm 4.3 BT (k = 15, T = 60)", t.S_EPS,
+            t.S_DELTA, "exact", "as above, x = t_l + b/2 vs + 1",
+            lambda: t.stemmer_challenge_epsilon(1.0), "half the inner BT's noise",
+            lambda: t.stemmer_challenge_epsilon(0.5), file),
+        Row("ChallengeBT, Stemmer Stopper + Thm 4.3 BT (k = 15, T = 60)", t.S_EPS,
+            t.S_DELTA, "exact", "as above", None, "quarter of the noise (4×)",
+            lambda: t.stemmer_challenge_epsilon(0.25), file),
+    ]
+
+
 def _exact_online():
     import test_consistent_release_audit as lwy
     import test_hist_sparse_audit as hs
@@ -213,7 +239,8 @@ def _sampled_estimators():
 
 def rows(include_sampled=True):
     """Every row of the table (the exact ones first: they take seconds)."""
-    out = _exact_thresholds() + _exact_decision_lists() + _exact_online()
+    out = (_exact_thresholds() + _exact_challenge_bt() + _exact_decision_lists()
+           + _exact_online())
     if include_sampled:
         out += _sampled_mechanisms() + _sampled_estimators()
     return out + NOT_YET
@@ -222,12 +249,6 @@ def rows(include_sampled=True):
 NOT_YET = [
     Row(name, float("nan"), float("nan"), "—", "", None, reason, None, test)
     for name, reason, test in [
-        ("ChallengeBT (bsu / svt Stopper / charged)",
-         "no 2× twin yet (per-query-noise, never-halting and third-noise twins caught). "
-         "Charged, ε = 4, δ = 0.05, k = 30, k′ = 34: its inner BetweenThresholds' half-noise "
-         "twin has exact loss 3.90 with cutoff k and 4.27 with k′ on the stationary design; "
-         "the Stopper halts near k, so whether the twin violates is open",
-         "test_between_thresholds_audit.py, test_charged_between_thresholds_audit.py"),
         ("ReorderSliceCompute", "no 2× twin: Thm 4.1's bound has no constant (the audit "
          "checks ε·ln(1/δ̂) = 4.61, measured 0.82); no-slice-noise twin caught",
          "test_rsc_audit.py"),
