@@ -128,6 +128,7 @@ def _exact_challenge_bt():
 
 def _exact_online():
     import test_consistent_release_audit as lwy
+    import test_experts_proba_exact_audit as experts
     import test_hist_sparse_audit as hs
     import test_winnow_scheduled_audit as win
 
@@ -268,9 +269,5 @@ NOT_YET = [
         ("DP-SOA whole estimator (sparse vector, histogram, flat forest)",
          "2× twin via its competitor query (row above); noiseless twins caught",
          "test_dp_soa_audit.py, test_dp_soa_flat_audit.py"),
-        ("PrivateExpertsClassifier predict_proba",
-         "no 2× twin caught: its design (built for the exact-count twin) gives a twin with "
-         "2ε per cell only ε ≥ −0.07 at 1500 fits",
-         "test_online_proba_audit.py"),
     ]
 ]
