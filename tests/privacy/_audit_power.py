@@ -79,6 +79,25 @@ def _exact_thresholds():
     ]
 
 
+def _exact_predictor():
+    import test_exact_prediction as t
+
+    rows = []
+    for calibration, name in (("charged", "charged (cap 3)"), ("stemmer", "Stemmer (cap 3)"),
+                              ("bsu", "BSU (cap 1)")):
+        rows += [
+            Row(f"PrivatePredictor's BetweenThresholds, {name}", t.EPSILON, t.DELTA,
+                "exact", "its own instance; stationary votes j/k vs (j ± 1)/k",
+                lambda c=calibration: t.predictor_epsilon(c, 1.0), "half the noise",
+                lambda c=calibration: t.predictor_epsilon(c, 0.5), "test_exact_prediction.py"),
+            Row(f"PrivatePredictor's BetweenThresholds, {name}", t.EPSILON, t.DELTA,
+                "exact", "as above", None, "quarter of the noise (4×)",
+                lambda c=calibration: t.predictor_epsilon(c, 0.25),
+                "test_exact_prediction.py"),
+        ]
+    return rows
+
+
 def _exact_decision_lists():
     import test_exact_decision_list as t
     from _decision_list_audit_runs import TwiceEpsilon
@@ -240,7 +259,8 @@ def _sampled_estimators():
 
 def rows(include_sampled=True):
     """Every row of the table (the exact ones first: they take seconds)."""
-    out = (_exact_thresholds() + _exact_challenge_bt() + _exact_decision_lists()
+    out = (_exact_thresholds() + _exact_challenge_bt() + _exact_predictor()
+           + _exact_decision_lists()
            + _exact_online())
     if include_sampled:
         out += _sampled_mechanisms() + _sampled_estimators()
@@ -256,9 +276,6 @@ NOT_YET = [
         ("PERP: Rectangles / DecisionStump / sharp / charged presets",
          "no 2× twin yet (noiseless and argmax twins caught)",
          "test_perp_audit.py, test_perp_sharp_audit.py"),
-        ("PrivatePredictor (bsu / stemmer / charged)",
-         "no 2× twin yet (noiseless twin caught); its BetweenThresholds: rows above",
-         "test_prediction_audit.py"),
         ("DP-Winnow, practical (sparse vector)",
          "no 2× twin yet: its design realises 2η of the 4η bound, and one row per update "
          "limits any design (scheduled: above; predict_proba is post-processing of the "
