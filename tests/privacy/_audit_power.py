@@ -168,6 +168,12 @@ def _exact_online():
             lambda: lwy.full_loss_epsilon(lwy.AdaptivePrivateOnlineClassifier),
             "half the noise (AboveThreshold and release)",
             lambda: lwy.full_loss_epsilon(lwy.HalfNoise), "test_consistent_release_audit.py"),
+        Row("PrivateExpertsClassifier predict_proba (T = 8, L = 4)", experts.EPSILON, 0.0,
+            "exact", "predict_proba after steps 1, 2, 4, 8 (the L nodes holding row 0)",
+            lambda: experts.exact_epsilon_of(experts.PrivateExpertsClassifier),
+            "half the node noise (2ε per cell)",
+            lambda: experts.exact_epsilon_of(experts.HalfNoiseExperts),
+            "test_experts_proba_exact_audit.py"),
     ]
 
 
