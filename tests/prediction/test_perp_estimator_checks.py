@@ -20,9 +20,13 @@ EXPECTED = {
 
 
 def _expected(estimator):
-    # Only the stump instance with one-point slices starts its mechanism on the checks'
-    # small data (d = 1 inside); the others answer data-independently (too few rows).
-    running = isinstance(estimator, DecisionStumpPERPClassifier) and estimator.slice_size
+    # Only the "practical" stump instance with one-point slices starts its mechanism on
+    # the checks' small data (d = 1 inside); the others answer data-independently (too few
+    # rows) — the charged stump with first_phase_length=10**6 too: on 30 check rows its
+    # fitted state holds no mechanism (the private majority label answers), so the three
+    # checks above pass for it (they were listed as expected failures and XPASSed).
+    running = (isinstance(estimator, DecisionStumpPERPClassifier) and estimator.slice_size
+               and estimator.preset == "practical")
     return EXPECTED if running else {}
 
 
@@ -35,7 +39,8 @@ def _expected(estimator):
         RectanglesPERPClassifier(random_state=0),
         DecisionStumpPERPClassifier(random_state=0),
         # Large ε, loose α, β and one-point slices: the check data (≥ ~30 rows) meet the
-        # first phase's need, so the running mechanism itself is exercised. predict and
+        # first phase's need for the "practical" stump, so the running mechanism itself is
+        # exercised (not for the charged one with one long phase: see _expected). predict and
         # decision_function answer *successive* queries of the stream; with the default
         # preset ("charged") each phase cuts its slices from a fresh random partition of
         # its positives, so on these tiny samples the box moves from phase to phase (4–10 %
