@@ -147,6 +147,7 @@ def _exact_challenge_bt():
 
 def _exact_online():
     import test_consistent_release_audit as lwy
+    import test_dp_soa_histogram_exact as soa_hist
     import test_experts_proba_exact_audit as experts
     import test_hist_sparse_audit as hs
     import test_winnow_scheduled_audit as win
@@ -174,6 +175,11 @@ def _exact_online():
             "half the node noise (2ε per cell)",
             lambda: experts.exact_epsilon_of(experts.HalfNoiseExperts),
             "test_experts_proba_exact_audit.py"),
+        Row("DP-SOA histogram step (design H; ε_hist = 0.67 of ε = 2)", soa_hist.EPSILON,
+            soa_hist.DELTA, "exact", "B's count τ vs τ − 1; event: B released",
+            lambda: soa_hist.released_b_epsilon(1.0),
+            "half the histogram noise (at most 2·ε_hist = 1.34 < 2 on any design)",
+            lambda: soa_hist.released_b_epsilon(0.5), "test_dp_soa_histogram_exact.py"),
     ]
 
 
@@ -290,7 +296,9 @@ NOT_YET = [
          "no 2× twin yet: designs realise about half the claimed loss (consistent release: "
          "above)", "test_adaptive_audit.py, test_agnostic_audit.py"),
         ("DP-SOA whole estimator (sparse vector, histogram, flat forest)",
-         "2× twin via its competitor query (row above); noiseless twins caught",
+         "2× twin via its competitor query (row above); the histogram step's share "
+         "(ε_hist = 0.67 of 2) cannot exceed the claim even doubled (row above); "
+         "noiseless twins caught",
          "test_dp_soa_audit.py, test_dp_soa_flat_audit.py"),
     ]
 ]
