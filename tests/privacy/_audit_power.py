@@ -146,6 +146,7 @@ def _exact_challenge_bt():
 
 
 def _exact_online():
+    import test_batch_sanitized_exact_audit as batch
     import test_consistent_release_audit as lwy
     import test_dp_soa_histogram_exact as soa_hist
     import test_experts_proba_exact_audit as experts
@@ -175,6 +176,11 @@ def _exact_online():
             "half the node noise (2ε per cell)",
             lambda: experts.exact_epsilon_of(experts.HalfNoiseExperts),
             "test_experts_proba_exact_audit.py"),
+        Row("Li–Wang–Ye agnostic: BatchSanitized, histogram sanitizer (B = 40)",
+            batch.EPSILON, 0.0, "exact", "one batch, row 0's label flips; predict_proba",
+            lambda: batch.exact_epsilon_of(batch._Recording), "half the sanitizer's noise",
+            lambda: batch.exact_epsilon_of(batch.HalfNoiseSanitizer),
+            "test_batch_sanitized_exact_audit.py"),
         Row("DP-SOA histogram step (design H; ε_hist = 0.67 of ε = 2)", soa_hist.EPSILON,
             soa_hist.DELTA, "exact", "B's count τ vs τ − 1; event: B released",
             lambda: soa_hist.released_b_epsilon(1.0),
