@@ -151,6 +151,7 @@ def _exact_online():
     import test_dp_soa_histogram_exact as soa_hist
     import test_experts_proba_exact_audit as experts
     import test_hist_sparse_audit as hs
+    import test_winnow_practical_exact as win_practical
     import test_winnow_scheduled_audit as win
 
     from skdp.linear import DPWinnowClassifier
@@ -165,6 +166,11 @@ def _exact_online():
             "differing row folded with public pushes; 2^K released sequences",
             lambda: win.full_loss_epsilon(DPWinnowClassifier), "doubled η",
             lambda: win.full_loss_epsilon(win.DoubledEta), "test_winnow_scheduled_audit.py"),
+        Row("DP-Winnow, practical (sparse vector, K = 1, m = 1)", win_practical.EPSILON,
+            win_practical.DELTA, "exact", "its audit's design: equal counts, one draw",
+            lambda: win_practical.design_epsilon(win_practical.DPWinnowClassifier),
+            "doubled η", lambda: win_practical.design_epsilon(win_practical.DoubledEta),
+            "test_winnow_practical_exact.py"),
         Row("Li–Wang–Ye, consistent release (c = 1)", lwy.EPSILON, lwy.DELTA, "exact",
             "row 0 moves the counts and the draw; (switch round, released point)",
             lambda: lwy.full_loss_epsilon(lwy.AdaptivePrivateOnlineClassifier),
@@ -292,15 +298,23 @@ NOT_YET = [
          "checks ε·ln(1/δ̂) = 4.61, measured 0.82); no-slice-noise twin caught",
          "test_rsc_audit.py"),
         ("PERP: Rectangles / DecisionStump / sharp / charged presets",
-         "no 2× twin yet (noiseless and argmax twins caught)",
-         "test_perp_audit.py, test_perp_sharp_audit.py"),
+         "no 2× twin caught: its copies' lemma is ChallengeBT's (exact 2× rows above); the "
+         "whole predictor's audits are designed for partition and noiseless bugs (honest "
+         "−0.53 of 2), and at PERP's sizes (first phase 6.8·10⁷ queries at ε = 1, d = 2) no "
+         "exact model is in reach; measured power of the half-noise-copies twin: row above",
+         "test_perp_audit.py, test_perp_sharp_audit.py, test_perp_twin_power.py"),
         ("DP-Winnow, practical (sparse vector)",
-         "no 2× twin yet: its design realises 2η of the 4η bound, and one row per update "
-         "limits any design (scheduled: above; predict_proba is post-processing of the "
-         "released draws)", "test_winnow_audit.py, test_winnow_proba_audit.py"),
-        ("Li–Wang–Ye: adaptive (histogram release) / agnostic learners",
-         "no 2× twin yet: designs realise about half the claimed loss (consistent release: "
-         "above)", "test_adaptive_audit.py, test_agnostic_audit.py"),
+         "no 2× twin caught: each update folds one row, so a draw's scores lean only after "
+         "draws the lean itself makes rare — the design realises 2η of each draw's 4η and "
+         "monotone AboveThreshold ε̂/2 (K = 1, m = 1: exactly 0.5 of 2, row above), so "
+         "the 2× twin stays 1.0 ≤ 2; the scheduled setting (default) folds M rows per "
+         "window and is caught (row above); predict_proba is post-processing of the released draws",
+         "test_winnow_audit.py, test_winnow_proba_audit.py"),
+        ("Li–Wang–Ye adaptive, histogram release (non-default)",
+         "no 2× twin caught: its split gives the sparse vector ε₀ and each histogram a "
+         "share, and on the designs tried the (monotone) switch realises ε₀/2 and a "
+         "histogram one count's move; the default consistent release and the agnostic "
+         "learners are caught (rows above)", "test_adaptive_audit.py"),
         ("DP-SOA whole estimator (sparse vector, histogram, flat forest)",
          "2× twin via its competitor query (row above); the histogram step's share "
          "(ε_hist = 0.67 of 2) cannot exceed the claim even doubled (row above); "
