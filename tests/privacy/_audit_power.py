@@ -235,6 +235,7 @@ def _sampled_estimators():
     import test_charged_between_thresholds_audit as charged
     import test_decision_list_proba_audit as proba
     import test_dp_soa_competitor_audit as soa
+    import test_perp_twin_power as perp
     import test_subsample_aggregate_audit as sa
 
     from skdp.audit import audit_mechanism
@@ -253,6 +254,7 @@ def _sampled_estimators():
     def charged_audit(cls, factor):
         return _lb(charged._bt_audit(cls, factor))
 
+    perp_claim = perp.claim()
     return [
         Row("BetweenThresholds, charged (k = 30, gap 3b)", charged.EPS, charged.DELTA,
             "sampled", "A/B design, LLR statistic, 20,000 runs",
@@ -278,6 +280,11 @@ def _sampled_estimators():
             "h released, one position moved, 8000 runs",
             lambda: soa_audit(soa.CompetitorHistSparse), "sensitivity 1/k for a 2/k query",
             lambda: soa_audit(soa._HalfSensitivity), "test_dp_soa_competitor_audit.py"),
+        Row("RectanglesPERP, charged preset (initial-sample design)", *perp_claim,
+            "sampled", "one added positive, 5 answers, 1000 runs",
+            lambda: perp.twin_power(perp.sharp._Audited)[0],
+            "half the noise of every ChallengeBT copy (measured: no power)",
+            lambda: perp.twin_power(perp.HalfNoiseCopies)[0], "test_perp_twin_power.py"),
     ]
 
 
