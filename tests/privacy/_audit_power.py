@@ -318,10 +318,11 @@ NOT_YET = [
          "window and is caught (row above); predict_proba is post-processing of the released draws",
          "test_winnow_audit.py, test_winnow_proba_audit.py"),
         ("Li–Wang–Ye adaptive, histogram release (non-default)",
-         "no 2× twin caught: its split gives the sparse vector ε₀ and each histogram a "
-         "share, and on the designs tried the (monotone) switch realises ε₀/2 and a "
-         "histogram one count's move; the default consistent release and the agnostic "
-         "learners are caught (rows above)", "test_adaptive_audit.py"),
+         "no 2× twin caught: its audit's design moves the monotone switch by one count "
+         "(monotone AboveThreshold realises about ε₀/2 on the designs tried) and its "
+         "layer-1 histogram never releases there; no design realising more is known. The "
+         "default consistent release and the agnostic learners are caught (rows above)",
+         "test_adaptive_audit.py"),
         ("DP-SOA whole estimator (sparse vector, histogram, flat forest)",
          "2× twin via its competitor query (row above); the histogram step's share "
          "(ε_hist = 0.67 of 2) stays below the claim even doubled unless a design also "
