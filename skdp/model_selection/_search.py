@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import numbers
@@ -35,7 +36,7 @@ _EPS_QUANTUM = 2.0 ** -24
 
 # Below this per-trial ε the exact discrete Laplace sampler of the scores refuses
 # (scale 2/ε ≤ 2**30); a plan that needs less is refused before any spend.
-_MIN_TRIAL_EPSILON = 2.0 * 2.0 ** -30 * 2
+_MIN_TRIAL_EPSILON = 2.0 ** -28
 
 # Finite grids up to this size are checked candidate by candidate before any spend.
 _MAX_CHECKED = 10_000
@@ -170,6 +171,33 @@ def _select(results: list[tuple[dict[str, Any], Any, float]]) -> int:
     """Index of the best noisy score; ties go to the earliest trial (trials are i.i.d.,
     so this is a uniformly random tie-break in law)."""
     return int(np.argmax([score for _, _, score in results]))
+
+
+@functools.lru_cache(maxsize=256)
+def _plan(epsilon: float, delta: float, law: Stopping, refit: bool) -> SearchPlan:
+    """The plan of :meth:`PrivateRandomizedSearchCV.plan` (public inputs only; cached,
+    since each bisection step converts a Rényi curve)."""
+    n_fits = law.mean + refit
+    delta0 = delta / (2.0 * n_fits) if delta > 0 else 0.0
+    delta_conv = delta - n_fits * delta0
+
+    def fits(eps0: float) -> bool:
+        return search_epsilon(eps0, law, delta_conv) + refit * eps0 <= epsilon
+
+    lo, hi = 0.0, epsilon
+    while hi - lo > _EPS_QUANTUM / 4:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    eps0 = math.floor(lo / _EPS_QUANTUM) * _EPS_QUANTUM
+    if eps0 < _MIN_TRIAL_EPSILON or not fits(eps0):
+        raise PrivacyParameterError(
+            f"epsilon={epsilon:g} leaves no usable per-trial ε with mean_trials="
+            f"{law.mean:g}: raise epsilon or lower mean_trials.")
+    refit_cost = PrivacyCost(eps0, delta0) if refit else PrivacyCost(0.0, 0.0)
+    search_cost = PrivacyCost(epsilon - refit_cost.epsilon, delta - refit_cost.delta)
+    total = PrivacyCost(search_cost.epsilon + refit_cost.epsilon,
+                        search_cost.delta + refit_cost.delta)
+    return SearchPlan(eps0, delta0, search_cost, refit_cost, total, law)
 
 
 class PrivateRandomizedSearchCV(MetaEstimatorMixin, BaseEstimator):
@@ -415,28 +443,7 @@ class PrivateRandomizedSearchCV(MetaEstimatorMixin, BaseEstimator):
             raise PrivacyParameterError(
                 "stopping='poisson' needs delta > 0 (its bound is Rényi DP only); use the "
                 "truncated negative binomial for delta = 0.")
-        refit = bool(self.refit)
-        n_fits = law.mean + refit
-        delta0 = delta / (2.0 * n_fits) if delta > 0 else 0.0
-        delta_conv = delta - n_fits * delta0
-
-        def fits(eps0: float) -> bool:
-            return search_epsilon(eps0, law, delta_conv) + refit * eps0 <= epsilon
-
-        lo, hi = 0.0, epsilon
-        for _ in range(80):
-            mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
-        eps0 = math.floor(lo / _EPS_QUANTUM) * _EPS_QUANTUM
-        if eps0 < _MIN_TRIAL_EPSILON or not fits(eps0):
-            raise PrivacyParameterError(
-                f"epsilon={epsilon:g} leaves no usable per-trial ε with mean_trials="
-                f"{law.mean:g}: raise epsilon or lower mean_trials.")
-        refit_cost = PrivacyCost(eps0, delta0) if refit else PrivacyCost(0.0, 0.0)
-        search_cost = PrivacyCost(epsilon - refit_cost.epsilon, delta - refit_cost.delta)
-        total = PrivacyCost(search_cost.epsilon + refit_cost.epsilon,
-                            search_cost.delta + refit_cost.delta)
-        return SearchPlan(eps0, delta0, search_cost, refit_cost, total, law)
+        return _plan(epsilon, delta, law, bool(self.refit))
 
     def _check(self) -> tuple[SearchPlan, list[dict[str, Any]], str, Any, bool]:
         """Everything that can be checked without data, before any spend."""
@@ -473,7 +480,7 @@ class PrivateRandomizedSearchCV(MetaEstimatorMixin, BaseEstimator):
             est = _configure(self.estimator, params, plan.trial_epsilon, plan.trial_delta,
                              None, None, bool(self.public_data))
             for part in _walk(est):
-                if hasattr(part, "_validate_params"):
+                if hasattr(part, "_parameter_constraints"):
                     part._validate_params()
                 if isinstance(part, PrivateEstimatorMixin):
                     part._check_privacy_params()
@@ -495,7 +502,7 @@ class PrivateRandomizedSearchCV(MetaEstimatorMixin, BaseEstimator):
             raise ValueError("PrivateRandomizedSearchCV needs labels y.")
         X, y = indexable(X, y)
         n = _num_samples(X)
-        n_val = int(round(self.validation_fraction * n))
+        n_val = round(self.validation_fraction * n)
         if n_val < 1 or n - n_val < 1:
             raise ValueError("Too few rows for a training and a validation part at this "
                              "validation_fraction.")

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..accounting import _rdp
 
-__all__ = ["Stopping", "make_stopping", "search_rdp", "search_epsilon"]
+__all__ = ["Stopping", "make_stopping", "search_epsilon", "search_rdp"]
 
 STOPPINGS = ("truncated_negative_binomial", "poisson")
 
