@@ -188,8 +188,11 @@ def _plan(epsilon: float, delta: float, law: Stopping, refit: bool) -> SearchPla
     while hi - lo > _EPS_QUANTUM / 4:
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if fits(mid) else (lo, mid)
-    eps0 = math.floor(lo / _EPS_QUANTUM) * _EPS_QUANTUM
-    if eps0 < _MIN_TRIAL_EPSILON or not fits(eps0):
+    # The largest multiple of the quantum that fits: the boundary lies in [lo, hi].
+    eps0 = math.floor(hi / _EPS_QUANTUM) * _EPS_QUANTUM
+    while eps0 >= _MIN_TRIAL_EPSILON and not fits(eps0):
+        eps0 -= _EPS_QUANTUM
+    if eps0 < _MIN_TRIAL_EPSILON:
         raise PrivacyParameterError(
             f"epsilon={epsilon:g} leaves no usable per-trial ε with mean_trials="
             f"{law.mean:g}: raise epsilon or lower mean_trials.")
