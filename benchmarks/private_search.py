@@ -30,24 +30,20 @@ checked against its plan (exactly). Run ``python benchmarks/private_search.py``
 (``--quick`` for a smoke run); writes ``benchmarks/results/private_search.{md,csv,png}``.
 """
 
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
+from _report import make_parser, output_dir, write_report
 from sklearn.datasets import load_breast_cancer, make_classification
 from sklearn.metrics import accuracy_score
 from sklearn.model_selection import GridSearchCV, KFold, train_test_split
 from sklearn.pipeline import Pipeline
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import make_parser, output_dir, write_report  # noqa: E402
-
-from skdp import DPDecisionListClassifier, PrivacyBudget  # noqa: E402
-from skdp.datasets import breast_cancer_public_bounds, planted_decision_list  # noqa: E402
-from skdp.metrics import make_private_scorer  # noqa: E402
-from skdp.model_selection import PrivateRandomizedSearchCV  # noqa: E402
-from skdp.preprocessing import PublicBoundsBinarizer  # noqa: E402
+from skdp import DPDecisionListClassifier, PrivacyBudget
+from skdp.datasets import breast_cancer_public_bounds, planted_decision_list
+from skdp.metrics import make_private_scorer
+from skdp.model_selection import PrivateRandomizedSearchCV
+from skdp.preprocessing import PublicBoundsBinarizer
 
 EPSILONS = (1.0, 4.0, 8.0)
 DELTA = 1e-5
