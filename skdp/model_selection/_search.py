@@ -290,9 +290,14 @@ class PrivateRandomizedSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     Privacy
     -------
-    Neighbours replace one row (as everywhere in skdp). Every trial uses the same
-    split, fixed by row position and independent of the data, so the replaced row is
-    either a training row or a validation row:
+    The whole search, refit included, is (ε, δ)-DP for the given totals under
+    replacing one row: each trial is (ε₀, δ₀)-DP, and releasing only the best of a
+    secret, randomly many trials costs (2+η)·ε₀ or less (Papernot & Steinke 2022),
+    whatever the number of candidates; the ledger is charged the plan's total.
+
+    The argument. Neighbours replace one row (as everywhere in skdp). Every trial uses
+    the same split, fixed by row position and independent of the data, so the replaced
+    row is either a training row or a validation row:
 
     * *One trial is (ε₀, δ₀)-DP.* A training row changes only the fit, which the
       learner's guarantee makes (ε₀, δ₀)-DP; the score is then post-processing of the
