@@ -312,6 +312,9 @@ def test_a_testing_seed_reproduces_the_search_and_warns():
 
     a, b = fit(), fit()
     assert a.best_params_ == b.best_params_ and a.best_score_ == b.best_score_
+    with pytest.warns(PrivacyWarning, match="testing mode"):  # a wrapped Generator too
+        _search(PrivacyBudget(10.0, 1e-3),
+                random_state=_TestingSeed(np.random.default_rng(0))).fit(X, y)
 
 
 def test_poisson_may_release_nothing():

@@ -18,7 +18,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples, check_is_fitted, indexable
 
 from .. import metrics as _metrics
-from .._validation import TestingSeed, check_delta, check_epsilon, check_random_state_mode
+from .._validation import check_delta, check_epsilon, check_random_state_mode, seeded_generator
 from ..accounting import PrivacyBudget, PrivacyCost
 from ..base import PrivateEstimatorMixin
 from ..exceptions import BudgetExhaustedError, PrivacyParameterError, PrivacyWarning
@@ -524,10 +524,7 @@ class PrivateRandomizedSearchCV(MetaEstimatorMixin, BaseEstimator):
                           "of trials, the candidates and the noise are reproducible: a "
                           "testing mode; fit with random_state=None to publish.",
                           PrivacyWarning, stacklevel=2)
-            seed = self.random_state.seed if isinstance(self.random_state, TestingSeed) \
-                else self.random_state
-            rng = np.random.default_rng(seed if isinstance(seed, numbers.Integral)
-                                        else np.random.default_rng(seed).integers(2**63))
+            rng = seeded_generator(self.random_state)
         else:
             rng = np.random.default_rng()  # OS entropy: K and the trials' seeds, never stored
 
