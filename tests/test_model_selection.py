@@ -90,14 +90,16 @@ def test_search_epsilon_grows_with_the_trial_epsilon_and_shrinks_with_delta():
 
 
 def test_plan_splits_the_total_and_says_what_each_part_costs():
-    plan = _search(PrivacyBudget(10.0, 1e-3), epsilon=2.0, delta=0.0, mean_trials=10).plan()
+    plan = _search(PrivacyBudget(10.0, 1e-3), epsilon=2.0, delta=0.0, eta=0.0,
+                   mean_trials=10).plan()
     assert plan.trial_epsilon == 1.0 and plan.trial_delta == 0.0  # 2ε₀ = 2 (η = 0)
     assert plan.search == (2.0, 0.0) and plan.refit == (0.0, 0.0) and plan.total == (2.0, 0.0)
-    liu_talwar = _search(PrivacyBudget(10.0), epsilon=3.0, delta=0.0, eta=1.0,
-                         mean_trials=10).plan()
-    assert liu_talwar.trial_epsilon == 1.0
+    liu_talwar = PrivateRandomizedSearchCV(DPDecisionListClassifier(), GRID, epsilon=3.0,
+                                           delta=0.0, budget=PrivacyBudget(10.0)).plan()
+    assert liu_talwar.trial_epsilon == 1.0  # the default: geometric law, 3ε₀
+    assert liu_talwar.stopping.eta == 1.0 and liu_talwar.stopping.mean == 30
     refit = _search(PrivacyBudget(10.0, 1e-3), epsilon=3.0, delta=1e-6, refit=True,
-                    mean_trials=10).plan()
+                    eta=0.0, mean_trials=10).plan()
     assert refit.trial_epsilon == 1.0  # 2ε₀ for the search + ε₀ for the refit
     assert refit.refit == (1.0, refit.trial_delta) and refit.total == (3.0, 1e-6)
     assert math.isclose(refit.trial_delta, 1e-6 / (2 * 11))

@@ -236,13 +236,17 @@ class PrivateRandomizedSearchCV(MetaEstimatorMixin, BaseEstimator):
         The ledger charged: once for the search, once more for a refit.
         ``best_estimator_``'s learner holds it afterwards, so further releases from
         the model (e.g. ``partial_fit``) are charged there too.
-    mean_trials : float, default=10
-        E[K], the public mean number of trials (> 1 for the truncated negative binomial).
+    mean_trials : float, default=30
+        E[K], the public mean number of trials (> 1 for the truncated negative
+        binomial). In pure DP the cost does not depend on it (only the run time does).
     stopping : {"truncated_negative_binomial", "poisson"}, default="truncated_negative_binomial"
         The public law of K.
-    eta : float, default=0.0
-        η > −1 of the truncated negative binomial: 0 is the logarithmic law (search
-        cost 2ε₀ in pure DP), 1 the geometric law of Liu & Talwar (3ε₀). Ignored for
+    eta : float, default=1.0
+        η > −1 of the truncated negative binomial: the search costs (2+η)·ε₀ in pure
+        DP. 1 is the geometric law of Liu & Talwar (3ε₀), the default; 0 the
+        logarithmic law (2ε₀), which leaves more ε₀ per trial but runs a single trial
+        with probability (1−γ)/log(1/γ) — 27 % at E[K] = 10, 20 % at E[K] = 30 (the
+        geometric law: 1/E[K]) — and then picks a random candidate. Ignored for
         Poisson.
     validation_fraction : float, default=0.25
         Share of the rows held out for the scores. The split is by row position
@@ -356,17 +360,17 @@ class PrivateRandomizedSearchCV(MetaEstimatorMixin, BaseEstimator):
     >>> budget = PrivacyBudget(epsilon=4.0, delta=1e-5)
     >>> model = DPDecisionListClassifier(classes=[0, 1])
     >>> search = PrivateRandomizedSearchCV(model, {"max_rules": [1, 2, 4, 8]},
-    ...                                    epsilon=2.0, delta=1e-6, budget=budget)
-    >>> search.plan().trial_epsilon               # 2ε₀ (logarithmic law) = 2
+    ...                                    epsilon=3.0, delta=1e-6, budget=budget)
+    >>> search.plan().trial_epsilon               # 3ε₀ (geometric law) = 3
     1.0
     >>> search = search.fit(X, y)
     >>> budget.spent.epsilon                      # the whole search, whatever K was
-    2.0
+    3.0
     """
 
     def __init__(self, estimator: Any, param_distributions: Any, *, epsilon: float,
-                 delta: float, budget: PrivacyBudget, mean_trials: float = 10.0,
-                 stopping: str = "truncated_negative_binomial", eta: float = 0.0,
+                 delta: float, budget: PrivacyBudget, mean_trials: float = 30.0,
+                 stopping: str = "truncated_negative_binomial", eta: float = 1.0,
                  validation_fraction: float = 0.25, metric: str = "accuracy",
                  classes: Any = None, refit: bool = False, public_data: bool = False,
                  n_jobs: int | None = None, random_state: Any = None) -> None:
