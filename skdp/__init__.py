@@ -23,6 +23,9 @@ preprocessing
     Binarizers and clippers with public bounds (no data-dependent leaks).
 metrics
     Private scorers for GridSearchCV / cross_val_score (``make_private_scorer``).
+model_selection
+    Private hyperparameter search whose cost does not grow with the grid
+    (``PrivateRandomizedSearchCV``).
 audit
     Statistical privacy audits (Clopper–Pearson lower bounds on ε).
 datasets
@@ -46,6 +49,7 @@ from . import (
     linear,
     mechanisms,
     metrics,
+    model_selection,
     online,
     prediction,
     preprocessing,
@@ -133,6 +137,7 @@ __all__ = [
     "linear",
     "mechanisms",
     "metrics",
+    "model_selection",
     "online",
     "perp_parameters",
     "prediction",

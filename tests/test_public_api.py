@@ -8,8 +8,8 @@ import pytest
 import skdp
 
 SUBPACKAGES = ("accounting", "audit", "compat", "datasets", "decision_list", "exceptions",
-               "hypotheses", "linear", "mechanisms", "metrics", "online", "prediction",
-               "preprocessing")
+               "hypotheses", "linear", "mechanisms", "metrics", "model_selection", "online",
+               "prediction", "preprocessing")
 
 
 @pytest.mark.parametrize("name", SUBPACKAGES)
