@@ -9,7 +9,7 @@ import skdp
 
 SUBPACKAGES = ("accounting", "audit", "compat", "datasets", "decision_list", "exceptions",
                "hypotheses", "linear", "mechanisms", "metrics", "online", "prediction",
-               "preprocessing")
+               "preprocessing", "streams")
 
 
 @pytest.mark.parametrize("name", SUBPACKAGES)
