@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from sklearn.utils import Tags
     from typing_extensions import Self
 
-__all__ = ["ContinualReleaseClassifier", "release_schedule"]
+__all__ = ["ContinualReleaseClassifier", "block_length", "release_schedule"]
 
 #: Pipeline steps before the private learner that are fitted on no data-dependent
 #: statistic (public bounds, fixed thresholds, a fixed function): a block's release
@@ -50,26 +50,37 @@ __all__ = ["ContinualReleaseClassifier", "release_schedule"]
 _PUBLIC_STEPS = (PublicBoundsBinarizer, PublicBoundsClipper, FunctionTransformer)
 
 
-def release_schedule(schedule: str, block: int, n_calls: int) -> list[int]:
+def block_length(schedule: str, block: int, max_block: int | None, index: int) -> int:
+    """Length in calls of block ``index`` (0-based): b·2^index for ``"doubling"``
+    (at most ``max_block``), b for ``"fixed"``."""
+    if schedule == "fixed":
+        return int(block)
+    length = int(block) << min(int(index), 62)
+    return length if max_block is None else min(length, max(int(max_block), int(block)))
+
+
+def release_schedule(schedule: str, block: int, n_calls: int,
+                     max_block: int | None = None) -> list[int]:
     """The calls (1-based) at whose end a model is released, up to ``n_calls``.
 
-    ``"doubling"``: blocks of b, 2b, 4b, … calls (releases at b, 3b, 7b, …);
-    ``"fixed"``: blocks of b calls (releases at b, 2b, 3b, …). Public: a function of
-    the call count only.
+    ``"doubling"``: blocks of b, 2b, 4b, … calls (releases at b, 3b, 7b, …), each at
+    most ``max_block`` calls; ``"fixed"``: blocks of b calls (releases at b, 2b, 3b,
+    …). Public: a function of the call count only.
 
     Examples
     --------
     >>> release_schedule("doubling", 1, 20)
     [1, 3, 7, 15]
+    >>> release_schedule("doubling", 1, 20, max_block=4)
+    [1, 3, 7, 11, 15, 19]
     >>> release_schedule("fixed", 5, 20)
     [5, 10, 15, 20]
     """
-    ends, end, size = [], 0, int(block)
-    while end + size <= n_calls:
-        end += size
+    ends, end, index = [], 0, 0
+    while end + block_length(schedule, block, max_block, index) <= n_calls:
+        end += block_length(schedule, block, max_block, index)
         ends.append(end)
-        if schedule == "doubling":
-            size *= 2
+        index += 1
     return ends
 
 
@@ -137,6 +148,10 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
     block : int, default=1
         b, the first block's length in calls (the only one with ``"fixed"``). Public:
         the default releases a first model at the end of the first call.
+    max_block : int, optional
+        With ``"doubling"``, the longest block in calls: blocks grow b, 2b, 4b, … up to
+        ``max_block`` and then stay there (a model at least every ``max_block`` calls,
+        which follows drift). ``None``: no cap.
     combine : {"ensemble", "latest"}, default="ensemble"
         How the released models predict: ``"ensemble"`` averages their
         ``predict_proba`` weighted by their blocks' lengths in calls (public);
@@ -241,6 +256,7 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         "delta": "no_validation",
         "schedule": [StrOptions({"doubling", "fixed"})],
         "block": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_block": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "combine": [StrOptions({"ensemble", "latest"})],
         "budget": [PrivacyBudget, None],
         "random_state": [*RANDOM_STATE_CONSTRAINT],
@@ -248,7 +264,8 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
     }
 
     def __init__(self, estimator: Any, *, epsilon: float = 1.0, delta: float | None = None,
-                 schedule: str = "doubling", block: int = 1, combine: str = "ensemble",
+                 schedule: str = "doubling", block: int = 1, max_block: int | None = None,
+                 combine: str = "ensemble",
                  budget: PrivacyBudget | None = None,
                  random_state: int | np.random.Generator | None = None,
                  classes: ArrayLike | None = None) -> None:
@@ -257,6 +274,7 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         self.delta = delta
         self.schedule = schedule
         self.block = block
+        self.max_block = max_block
         self.combine = combine
         self.budget = budget
         self.random_state = random_state
@@ -322,7 +340,7 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         self._buffer: list[tuple[Any, NDArray[Any]]] = []
 
     def _block_length(self, index: int) -> int:
-        return self.block * (2**index if self.schedule == "doubling" else 1)
+        return block_length(self.schedule, self.block, self.max_block, index)
 
     def _take_call(self, X, y, release_now: bool = False) -> None:
         """Buffer one call; release if it ends a block. A release that raises (the

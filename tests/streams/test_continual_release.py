@@ -54,13 +54,14 @@ def _fresh_record():
 
 @settings(max_examples=40, deadline=None)
 @given(sizes=st.lists(st.integers(1, 7), min_size=1, max_size=20),
-       schedule=st.sampled_from(["doubling", "fixed"]), block=st.integers(1, 4))
-def test_every_row_of_a_finished_block_is_released_once(sizes, schedule, block):
+       schedule=st.sampled_from(["doubling", "fixed"]), block=st.integers(1, 4),
+       max_block=st.one_of(st.none(), st.integers(1, 6)))
+def test_every_row_of_a_finished_block_is_released_once(sizes, schedule, block, max_block):
     FITS.clear()
     clf = ContinualReleaseClassifier(NoisyCountClassifier(), epsilon=1.0, schedule=schedule,
-                                     block=block, classes=[0, 1])
+                                     block=block, max_block=max_block, classes=[0, 1])
     _stream(clf, _calls(sizes))
-    ends = release_schedule(schedule, block, len(sizes))
+    ends = release_schedule(schedule, block, len(sizes), max_block)
     released = int(sum(sizes[:ends[-1]])) if ends else 0
     used = np.concatenate(FITS) if FITS else np.array([], dtype=int)
     assert np.array_equal(np.sort(used), np.arange(released))  # once each, none missing
@@ -78,6 +79,7 @@ def test_release_schedule_doubling_and_fixed():
     assert release_schedule("doubling", 1, 31) == [1, 3, 7, 15, 31]
     assert release_schedule("doubling", 3, 30) == [3, 9, 21]
     assert release_schedule("fixed", 4, 13) == [4, 8, 12]
+    assert release_schedule("doubling", 2, 30, max_block=5) == [2, 6, 11, 16, 21, 26]
 
 
 def test_decision_list_partial_fit_through_the_wrapper_uses_every_row(monkeypatch):
