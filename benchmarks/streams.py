@@ -144,8 +144,9 @@ def _dl_pipeline(thresholds, epsilon, seed, **kw):
 def learners(epsilon, n_rows, bounds, thresholds, seed):
     """name → (factory, input kind: "unit" numeric in [−1, 1] or "raw")."""
     def wrap(dl=None, **kw):
+        options = NEGATIONS if dl is None else dl
         return lambda: ContinualReleaseClassifier(
-            _dl_pipeline(thresholds, epsilon, None, **(NEGATIONS if dl is None else dl)), epsilon=epsilon,
+            _dl_pipeline(thresholds, epsilon, None, **options), epsilon=epsilon,
             delta=DELTA, classes=[0, 1], random_state=seed, **kw)
     return {
         "DP-Winnow": (lambda: DPWinnowClassifier(epsilon=epsilon, delta=DELTA,
@@ -201,7 +202,7 @@ def main():
                 "constant": const, "sgd": sgd_err}
         print(f"{name}: constant {const:.3f}, SGD {sgd_err:.3f}", file=sys.stderr)
         for epsilon in EPSILONS:
-            for learner, (make, kind) in learners(epsilon, X.shape[0], (lo, hi), thresholds,
+            for learner, (_, kind) in learners(epsilon, X.shape[0], (lo, hi), thresholds,
                                                   0).items():
                 errs, times = [], []
                 for r in range(repeats):
