@@ -84,12 +84,20 @@ def release_schedule(schedule: str, block: int, n_calls: int,
     return ends
 
 
+def _default_estimator() -> Any:
+    from ..decision_list import DPDecisionListClassifier
+
+    return DPDecisionListClassifier()
+
+
 def _private_step(estimator: Any) -> tuple[str, Any]:
     """(parameter prefix, private learner) of ``estimator`` or of a Pipeline's last step.
 
     A Pipeline's earlier steps must be public transforms (``_PUBLIC_STEPS``): a step
     fitted to the block's rows (a scaler's mean) would be a non-private release.
     """
+    if estimator is None:
+        estimator = _default_estimator()
     if isinstance(estimator, Pipeline):
         for name, step in estimator.steps[:-1]:
             if step not in (None, "passthrough") and not isinstance(step, _PUBLIC_STEPS):
@@ -125,7 +133,7 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
 
     Parameters
     ----------
-    estimator : estimator
+    estimator : estimator, default=None
         A private skdp learner with an ``epsilon`` parameter (e.g.
         :class:`~skdp.decision_list.DPDecisionListClassifier`), or a
         :class:`~sklearn.pipeline.Pipeline` of public transforms
@@ -134,7 +142,8 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         :class:`~sklearn.preprocessing.FunctionTransformer`) ending in one. Never
         fitted itself: each release fits a clone whose ``epsilon`` (and ``delta``,
         ``classes``, ``random_state`` where it has them) are set by this wrapper and
-        whose ``budget`` is None (the wrapper pays).
+        whose ``budget`` is None (the wrapper pays). ``None``:
+        ``DPDecisionListClassifier()``.
     epsilon : float, default=1.0
         ε of the whole stream (every release, every prediction).
     delta : float, optional
@@ -152,11 +161,13 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         With ``"doubling"``, the longest block in calls: blocks grow b, 2b, 4b, … up to
         ``max_block`` and then stay there (a model at least every ``max_block`` calls,
         which follows drift). ``None``: no cap.
-    combine : {"ensemble", "latest"}, default="ensemble"
+    combine : {"ensemble", "recent", "latest"}, default="ensemble"
         How the released models predict: ``"ensemble"`` averages their
         ``predict_proba`` weighted by their blocks' lengths in calls (public);
-        ``"latest"`` uses the last one. Post-processing either way. The default is
-        the better of the two in ``benchmarks/results/streams.md``.
+        ``"recent"`` weights the j-th newest by 2^−j (the latest holds half the vote,
+        so a changed concept takes over after a release or two); ``"latest"`` uses the
+        last one. Post-processing either way (``benchmarks/results/streams.md``
+        measures them).
     budget : PrivacyBudget, optional
         Charged (ε, δ) at the first call of a stream (``fit`` or ``partial_fit``).
     random_state : None, int, numpy Generator, RandomState or TestingSeed, default=None
@@ -251,19 +262,19 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
     """
 
     _parameter_constraints: dict = {
-        "estimator": [HasMethods(["fit", "get_params"])],
+        "estimator": [HasMethods(["fit", "get_params"]), None],
         "epsilon": "no_validation",  # check_epsilon (PrivacyParameterError)
         "delta": "no_validation",
         "schedule": [StrOptions({"doubling", "fixed"})],
         "block": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_block": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "combine": [StrOptions({"ensemble", "latest"})],
+        "combine": [StrOptions({"ensemble", "recent", "latest"})],
         "budget": [PrivacyBudget, None],
         "random_state": [*RANDOM_STATE_CONSTRAINT],
         "classes": ["array-like", None],
     }
 
-    def __init__(self, estimator: Any, *, epsilon: float = 1.0, delta: float | None = None,
+    def __init__(self, estimator: Any = None, *, epsilon: float = 1.0, delta: float | None = None,
                  schedule: str = "doubling", block: int = 1, max_block: int | None = None,
                  combine: str = "ensemble",
                  budget: PrivacyBudget | None = None,
@@ -309,13 +320,17 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
                 seed = int(seeded_generator(self.random_state, self._noise_key,
                                             index).integers(2**32))
             params[f"{prefix}random_state"] = seed
-        return clone(self.estimator).set_params(**params)
+        base = _default_estimator() if self.estimator is None else clone(self.estimator)
+        return base.set_params(**params)
 
     # ------------------------------------------------------------------ fitting
     def _validate_block(self, X, y, classes, first_call):
         X, y = validate_data(self, X, y, reset=first_call, accept_sparse="csr",
-                             dtype=None, ensure_min_samples=1)
+                             dtype="numeric", ensure_min_samples=1)
         found = resolve_classes(self, y, classes, first_call=first_call, binary=False)
+        if found.size < 2:
+            raise ValueError(f"{type(self).__name__} can't train when only one class is "
+                             "present: pass the label set as classes=[a, b, ...].")
         return X, y, found
 
     def _open(self, found):
@@ -488,12 +503,15 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         ndarray of shape (n_samples, n_classes)
         """
         self._check_released()
-        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=None)
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype="numeric")
         if not self.estimators_:
             return np.full((X.shape[0], self.classes_.size), 1.0 / self.classes_.size)
         if self.combine == "latest":
             return self._model_proba(self.estimators_[-1], X)
-        weights = np.asarray(self.block_calls_, dtype=float)
+        if self.combine == "recent":
+            weights = 0.5 ** np.arange(len(self.estimators_))[::-1]
+        else:
+            weights = np.asarray(self.block_calls_, dtype=float)
         total = sum(w * self._model_proba(m, X)
                     for w, m in zip(weights, self.estimators_, strict=True))
         return total / weights.sum()
@@ -510,7 +528,8 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         -------
         ndarray of shape (n_samples,)
         """
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)  # first: raises NotFittedError before classes_ exists
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()

@@ -130,6 +130,10 @@ def test_ensemble_weights_blocks_by_calls_and_latest_uses_the_last_model():
     manual = sum(w * m.predict_proba(X) for w, m in zip(clf.block_calls_, clf.estimators_,
                                                           strict=True)) / 7
     np.testing.assert_allclose(clf.predict_proba(X), manual)
+    clf.set_params(combine="recent")  # the newest has weight 1/2, then 1/4, …
+    recent = sum(w * m.predict_proba(X) for w, m in zip([0.25, 0.5, 1.0], clf.estimators_,
+                                                          strict=True)) / 1.75
+    np.testing.assert_allclose(clf.predict_proba(X), recent)
     clf.set_params(combine="latest")
     np.testing.assert_allclose(clf.predict_proba(X), clf.estimators_[-1].predict_proba(X))
     assert np.array_equal(clf.predict(X), clf.classes_[clf.predict_proba(X).argmax(1)])
