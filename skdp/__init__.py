@@ -30,6 +30,9 @@ audit
     Statistical privacy audits (Clopper–Pearson lower bounds on ε).
 datasets
     Public feature bounds, planted models and adversarial streams.
+streams
+    Continual release: any private batch learner as a stream learner that uses every
+    row once (``ContinualReleaseClassifier``).
 compat
     Adapters for other libraries: ``skdp.compat.river`` runs a private learner in river
     (``pip install "skdp[river]"``).
@@ -53,6 +56,7 @@ from . import (
     online,
     prediction,
     preprocessing,
+    streams,
 )
 from ._show_versions import show_versions
 from ._validation import TestingSeed
@@ -94,6 +98,7 @@ from .prediction import (
     SubsampleAggregatePredictor,
     perp_parameters,
 )
+from .streams import ContinualReleaseClassifier
 
 __version__ = "0.1.0.dev0"
 
@@ -104,6 +109,7 @@ __all__ = [
     "CapReachedError",
     "ConfidentWinnowClassifier",
     "ConjunctionFeatures",
+    "ContinualReleaseClassifier",
     "DPDecisionListClassifier",
     "DPSOAClassifier",
     "DPWinnowClassifier",
@@ -143,4 +149,5 @@ __all__ = [
     "prediction",
     "preprocessing",
     "show_versions",
+    "streams",
 ]

@@ -47,6 +47,7 @@ CASES = {
     "BatchSanitizedOnlineClassifier": ("domain", dict(epsilon=2.0, hypothesis_class=CLASS)),
     "ConfidentWinnowClassifier": ("unit", {}),
     "ConjunctionFeatures": ("binary", {}),
+    "ContinualReleaseClassifier": ("binary", dict(epsilon=5.0)),
     "DPDecisionListClassifier": ("binary", dict(epsilon=5.0)),
     "DPSOAClassifier": ("domain", dict(epsilon=2.0, n_trees=20, hypothesis_class=CLASS)),
     "DPWinnowClassifier": ("unit", {}),

@@ -45,6 +45,7 @@ CASES = {
         "domain", dict(epsilon=2.0, delta=1e-6, n_sequences=64, hypothesis_class=CLASS)),
     "BatchSanitizedOnlineClassifier": ("domain", dict(epsilon=2.0, hypothesis_class=CLASS)),
     "ConfidentWinnowClassifier": ("unit", dict()),
+    "ContinualReleaseClassifier": ("binary", dict()),
     "DPDecisionListClassifier": ("binary", dict()),
     "DPSOAClassifier": ("domain", dict(epsilon=2.0, delta=1e-6, n_trees=20,
                                        hypothesis_class=CLASS)),
@@ -60,8 +61,8 @@ CASES = {
     "WinnowClassifier": ("unit", dict()),
 }
 STREAMS = ["AdaptivePrivateOnlineClassifier", "BatchSanitizedOnlineClassifier",
-           "DPDecisionListClassifier", "DPSOAClassifier", "DPWinnowClassifier",
-           "OnlineDecisionListClassifier", "PrivateExpertsClassifier"]
+           "ContinualReleaseClassifier", "DPDecisionListClassifier", "DPSOAClassifier",
+           "DPWinnowClassifier", "OnlineDecisionListClassifier", "PrivateExpertsClassifier"]
 PREDICTORS = ["DecisionStumpPERPClassifier", "PrivatePredictor", "RectanglesPERPClassifier",
               "SubsampleAggregatePredictor"]
 

@@ -9,7 +9,7 @@ import skdp
 
 SUBPACKAGES = ("accounting", "audit", "compat", "datasets", "decision_list", "exceptions",
                "hypotheses", "linear", "mechanisms", "metrics", "model_selection", "online",
-               "prediction", "preprocessing")
+               "prediction", "preprocessing", "streams")
 
 
 @pytest.mark.parametrize("name", SUBPACKAGES)

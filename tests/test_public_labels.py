@@ -15,6 +15,7 @@ import pytest
 from skdp import (
     AdaptivePrivateOnlineClassifier,
     BatchSanitizedOnlineClassifier,
+    ContinualReleaseClassifier,
     DecisionStumpPERPClassifier,
     DPDecisionListClassifier,
     DPSOAClassifier,
@@ -87,6 +88,10 @@ CASES = {
         _domain, True, True),
     "DPDecisionListClassifier": (
         lambda **kw: DPDecisionListClassifier(epsilon=2.0, max_rules=2, random_state=0, **kw),
+        _bits, False, True),
+    "ContinualReleaseClassifier": (
+        lambda **kw: ContinualReleaseClassifier(DPDecisionListClassifier(max_rules=2),
+                                                epsilon=2.0, random_state=SEED, **kw),
         _bits, False, True),
 }
 NAMES = list(CASES)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -58,6 +58,16 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
       Thm 12 fixed point K. Both are kept as references: at realistic ε they stay at
       chance level for 10⁶ rows (``benchmarks/results/winnow.md``).
 
+    **Never worse than the private constant** (``"scheduled"`` with an intercept):
+    once the constant is released (end of window 1), the estimator predicts it, and
+    at the end of windows 2, 4, 8, 16, … (public) it releases a noisy comparison of
+    the mistakes its released weights and the constant made over the windows since the
+    previous check (Lemma C below); until the next check it predicts with whichever
+    made fewer (``predicts_constant_``; the constant on ties). The learner keeps
+    learning from the mistakes of its released weights either way. The comparison
+    costs nothing extra in the plan: it shares the count's ε (its rows are disjoint
+    from the count's).
+
     After K updates the learner **stops updating** and keeps predicting with its last
     released weights (``updates_exhausted_``; one
     :class:`~skdp.exceptions.PrivacyWarning` when rows arrive after that).
@@ -73,8 +83,11 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         and the guard; K and L in the sparse-vector settings).
     n_rounds : int, optional
         T, the horizon (utility only): K = ⌈T/B⌉ windows for ``"scheduled"``;
-        log(2T/β) in m and L for ``"theory"``. ``None``: ``len(X)`` in ``fit``, 10⁶
-        for a ``partial_fit`` stream.
+        log(2T/β) in m and L for ``"theory"``. Pass the stream's expected length.
+        ``None``: ``len(X)`` in ``fit``; 10⁶ for a ``partial_fit`` stream, with a
+        ``UserWarning`` (most of ε would go to releases a shorter stream never
+        reaches). ``fit`` on at most T/2 rows also warns; rows past T see
+        ``beyond_horizon``.
     beta : float, default=0.05
         Failure probability β of the mistake bound (``"theory"`` only).
     setting : {"scheduled", "practical", "theory"}, default="scheduled"
@@ -137,6 +150,12 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         Updates (= releases of w̃) so far, ≤ K.
     updates_exhausted_ : bool
         True once K updates were made: the learner no longer learns.
+    predicts_constant_ : bool
+        True while the last private comparison (or, before the first, the default)
+        says the constant predicts better: ``predict``, ``decision_function`` and
+        ``predict_proba`` then give the constant (``coef_`` stays the released w̃).
+    n_checks_ : int
+        Private comparisons released so far.
     constant_fallback_ : bool
         True when the guard ruled learning out and the estimator predicts the private
         constant (``"scheduled"`` only).
@@ -225,6 +244,19 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     as (4η)²/8-zCDP each, Cesar & Rogers 2021; the accountant uses their exact
     privacy-loss distribution) gives the claim. Nothing uses realizability, the
     margin or the order of rows beyond the public window boundaries. ∎
+
+    *Lemma C (comparisons).* Check j releases D̃_j = D_j + Z_j, D_j = Σ over the rows
+    of its windows (2^{j−1}, 2^j] of [w̃ wrong] − [constant wrong], Z_j discrete
+    Laplace(2/ε_c). Given the released prefix (c̃, w̃₁, …, D̃₁, …) the weights and the
+    constant predicting those rows are fixed, so D_j is a sum of per-row terms in
+    {−1, 0, 1} and replacing a row moves it by ≤ 2: D̃_j is ε_c-DP. The count covers
+    window 1 and check j windows 2^{j−1}+1 … 2^j: each row lies in at most one of the
+    count and the checks, so given the prefix the count and all checks but the one
+    (or the count) holding t* have identical laws on both streams, and together they
+    are one ε_c-DP mechanism in the adaptive composition of Lemma S — the plan's
+    PureDP(ε_c) item pays for them. Predictions are post-processing of (c̃, w̃, D̃). ∎
+    Audited exactly in ``tests/privacy/test_winnow_comparison_audit.py`` (its broken
+    twin declares sensitivity 1 and measures 2ε_c).
 
     Audited in ``tests/privacy/test_winnow_scheduled_audit.py`` with broken twins
     (no cap, η calibrated per window, exact weights, noiseless count).
@@ -338,6 +370,7 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
             horizon = self.n_rounds or (n if from_fit else DEFAULT_STREAM_HORIZON)
             epsilon, delta, params = self._resolve_parameters(X.shape[1], horizon)
             beyond = self._check_horizon(0, n, horizon)  # may refuse: before the charge
+            self._warn_unsized_horizon(n, from_fit)
             self._begin_stream(epsilon, delta, from_fit)
             self.parameters_ = params
             self.n_rounds_ = horizon
@@ -376,10 +409,33 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         self._init_sparse_vector()
 
     def _n_votes(self) -> float:
-        """Votes behind the released weights: m draws, or the n_c counted labels of
-        the constant fallback (``predict_proba``'s smoothing)."""
+        """Votes behind the predictions: m draws, or the n_c counted labels when the
+        constant predicts (``predict_proba``'s smoothing)."""
         p = self.parameters_
-        return float(p.count_rows if self.constant_fallback_ else p.n_samples)
+        return float(p.count_rows if self.constant_fallback_ or self._constant_predicts()
+                     else p.n_samples)
+
+    def _constant_predicts(self) -> bool:
+        """The last private comparison (or its absence yet) says the constant predicts."""
+        return bool(getattr(self, "predicts_constant_", False))
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.floating[Any]]:
+        """The margin ⟨w̃, z⟩ of the released weights, or — while the private comparison
+        prefers the constant (``predicts_constant_``) — the constant's margin
+        b = 2c̃/n_c − 1 on every row. Post-processing of released values only.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        margins = super().decision_function(X)
+        if self._constant_predicts():
+            return np.full_like(margins, self._balance)
+        return margins
 
     def _cap(self):
         return self.parameters_.max_updates

@@ -27,6 +27,23 @@ class StreamHorizonMixin:
             )
         return True
 
+    def _warn_unsized_horizon(self, n, from_fit):
+        """Warn (parameters and the public row count only) when the horizon the schedule
+        is sized to is a guess or contradicts the stream: a ``partial_fit`` stream
+        without ``n_rounds`` (T = 10⁶ assumed), or a ``fit`` whose n rows are at most
+        half of ``n_rounds`` (most of the K releases, and of ε, would go unused)."""
+        if not from_fit and self.n_rounds is None:
+            warnings.warn(
+                f"{type(self).__name__}: n_rounds was not given, so the update schedule "
+                f"assumes a stream of {DEFAULT_STREAM_HORIZON:,} rows. Pass n_rounds=the "
+                "stream's expected length: on a much shorter stream most of ε goes to "
+                "releases that never happen.", UserWarning, stacklevel=6)
+        elif from_fit and self.n_rounds is not None and 2 * n <= self.n_rounds:
+            warnings.warn(
+                f"{type(self).__name__}: fit got {n} rows but n_rounds={self.n_rounds}: the "
+                "schedule (and ε) was sized for the longer stream, and at most "
+                "half of its releases happen.", UserWarning, stacklevel=6)
+
     def _warn_horizon(self, horizon):
         if not self._horizon_warned:
             warnings.warn(

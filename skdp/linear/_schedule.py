@@ -120,7 +120,12 @@ class DPWinnowSchedule:
 
     @property
     def privacy_events(self) -> tuple[tuple[Any, int], ...]:
-        """What the run costs: the count (PureDP) and mK BoundedRange(4η) draws."""
+        """What the run costs: the count (PureDP) and mK BoundedRange(4η) draws.
+
+        The private comparisons with the constant (at windows 2, 4, 8, …) run at the
+        count's ε on rows disjoint from the count's and from each other's, so this one
+        PureDP(ε_c) item pays for the count and all of them (Lemma C of
+        :class:`~skdp.linear.DPWinnowClassifier`)."""
         events = []
         if self.count_epsilon > 0:
             events.append((PureDP(self.count_epsilon), 1))

@@ -19,6 +19,10 @@ from ._schedule import solve_schedule
 __all__ = ["ScheduledUpdatesMixin"]
 
 
+#: ℓ1-sensitivity of a check's mistake difference (one row's term lies in {−1, 0, 1}).
+CHECK_SENSITIVITY = 2
+
+
 class ScheduledUpdatesMixin:
     """The ``setting="scheduled"`` stream of DP-Winnow (used by DPWinnowClassifier).
 
@@ -61,6 +65,10 @@ class ScheduledUpdatesMixin:
         self._prior = 0.0  # the warm start's bias score (kept apart from S)
         self.constant_fallback_ = False
         self._schedule_warned = False
+        self._balance = None  # the released constant's margin 2q̂ − 1, once released
+        self._check_diff = 0  # private: the current check window's mistake difference
+        self.predicts_constant_ = False
+        self.n_checks_ = 0
 
     def _segment_end(self):
         """Rows in the current window: B, except that the window holding row T ends
@@ -85,7 +93,11 @@ class ScheduledUpdatesMixin:
             take = min(n - pos, self._segment_end() - self._in_window)
             xs, yc = X[pos:pos + take], ys[pos:pos + take]
             margins = self._margins(xs)
-            self._n_mistakes += _prediction_errors(margins, yc)
+            wrong = _prediction_errors(margins, yc)
+            self._n_mistakes += wrong
+            if self._comparing():
+                self._check_diff += wrong - _prediction_errors(
+                    np.full(yc.size, self._balance), yc)
             if self.n_updates_ == 0 and p.count_epsilon > 0:
                 self._positives += int(np.count_nonzero(yc > 0))
             room = p.max_batch - self._batch_n
@@ -108,6 +120,25 @@ class ScheduledUpdatesMixin:
             self._batch[d] += yc.sum()
         self._batch_n += yc.size
 
+    _check_sensitivity = CHECK_SENSITIVITY  # a class attribute: the audit's twin lowers it
+
+    def _comparing(self):
+        """Whether rows now enter a comparison with the constant: once the constant is
+        released (end of window 1), while the learner still releases weights."""
+        return self._balance is not None and not self.constant_fallback_
+
+    def _release_check(self):
+        """Release the noisy difference of the released weights' and the constant's
+        mistakes over the check window just ended; predict with whichever made fewer
+        (the constant on ties). Sensitivity 2 (one row's term lies in {−1, 0, 1});
+        discrete Laplace at the count's ε (Lemma C in DPWinnowClassifier)."""
+        noisy = geometric_mechanism(self._check_diff, self.parameters_.count_epsilon,
+                                    sensitivity=self._check_sensitivity,
+                                    random_state=self._child_rng(self.n_updates_, 0))
+        self.predicts_constant_ = bool(noisy >= 0)
+        self._check_diff = 0
+        self.n_checks_ += 1
+
     def _private_balance(self):
         """2q̂ − 1 ∈ [−1, 1], q̂ the geometric-noised share of positive labels in the
         count window: its sign is the private constant, its size how much better than
@@ -121,7 +152,7 @@ class ScheduledUpdatesMixin:
         p = self.parameters_
         self._in_window = 0
         if self.n_updates_ == 0 and p.count_epsilon > 0:
-            balance = self._private_balance()
+            balance = self._balance = self._private_balance()
             if p.max_updates == 0:  # the guard: predict the private constant
                 # Mass (1 ± b)/2 on the ±bias coordinates: the margin of every row is
                 # b = 2q̂ − 1 (its sign the constant), and predict_proba's vote share
@@ -137,6 +168,9 @@ class ScheduledUpdatesMixin:
             # the constant), near a balanced stream the start stays near uniform.
             strength = min(1.0, 2.0 * abs(balance)) * p.prior_strength
             self._prior = math.copysign(strength, balance) / p.learning_rate
+            # Until the first comparison, predict the constant: the learner has to earn
+            # its way in (the guarantee "never worse than the private constant").
+            self.predicts_constant_ = True
         self._scores += self._batch
         self._batch[:] = 0.0
         self._batch_n = 0
@@ -147,6 +181,11 @@ class ScheduledUpdatesMixin:
             scores[-1] -= self._prior
         self._set_predicting_weights(self._release_weights(scores))
         self.n_updates_ += 1
+        if self._balance is not None and self.n_updates_ >= 2 and \
+                self.n_updates_ & (self.n_updates_ - 1) == 0:
+            # Check windows: windows 2, 3–4, 5–8, … (public; disjoint from the count's
+            # window 1 and from each other).
+            self._release_check()
         if self.n_updates_ >= self._cap():
             self.updates_exhausted_ = True
 

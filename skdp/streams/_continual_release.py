@@ -1,0 +1,539 @@
+"""Continual release: a private batch learner turned into a stream learner that uses
+every row exactly once.
+
+The stream is cut into *blocks* of consecutive ``partial_fit`` calls on a public
+schedule (call numbers only); at the end of each block a fresh clone of the wrapped
+learner is fitted, at the stream's (ε, δ), on all rows of that block — the rows
+buffered since the previous release — and released. Blocks are disjoint, so one row
+touches one release: parallel composition keeps the whole stream at (ε, δ), charged
+once. The proof is in :class:`ContinualReleaseClassifier`.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
+from sklearn.exceptions import NotFittedError
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import FunctionTransformer
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+
+from .._input import validate_data
+from .._labels import resolve_classes
+from .._validation import (
+    RANDOM_STATE_CONSTRAINT,
+    check_delta,
+    check_epsilon,
+    check_random_state_mode,
+    seeded_generator,
+)
+from ..accounting import PrivacyBudget
+from ..base import PrivateEstimatorMixin
+from ..exceptions import BudgetExhaustedError, PrivacyError, PrivacyWarning
+from ..preprocessing import PublicBoundsBinarizer, PublicBoundsClipper
+
+if TYPE_CHECKING:
+    from sklearn.utils import Tags
+    from typing_extensions import Self
+
+__all__ = ["ContinualReleaseClassifier", "block_length", "release_schedule"]
+
+#: Pipeline steps before the private learner that are fitted on no data-dependent
+#: statistic (public bounds, fixed thresholds, a fixed function): a block's release
+#: then stays a function of the private learner's output and public constants.
+_PUBLIC_STEPS = (PublicBoundsBinarizer, PublicBoundsClipper, FunctionTransformer)
+
+
+def block_length(schedule: str, block: int, max_block: int | None, index: int) -> int:
+    """Length in calls of block ``index`` (0-based): b·2^index for ``"doubling"``
+    (at most ``max_block``), b for ``"fixed"``."""
+    if schedule == "fixed":
+        return int(block)
+    length = int(block) << min(int(index), 62)
+    return length if max_block is None else min(length, max(int(max_block), int(block)))
+
+
+def release_schedule(schedule: str, block: int, n_calls: int,
+                     max_block: int | None = None) -> list[int]:
+    """The calls (1-based) at whose end a model is released, up to ``n_calls``.
+
+    ``"doubling"``: blocks of b, 2b, 4b, … calls (releases at b, 3b, 7b, …), each at
+    most ``max_block`` calls; ``"fixed"``: blocks of b calls (releases at b, 2b, 3b,
+    …). Public: a function of the call count only.
+
+    Examples
+    --------
+    >>> release_schedule("doubling", 1, 20)
+    [1, 3, 7, 15]
+    >>> release_schedule("doubling", 1, 20, max_block=4)
+    [1, 3, 7, 11, 15, 19]
+    >>> release_schedule("fixed", 5, 20)
+    [5, 10, 15, 20]
+    """
+    ends, end, index = [], 0, 0
+    while end + block_length(schedule, block, max_block, index) <= n_calls:
+        end += block_length(schedule, block, max_block, index)
+        ends.append(end)
+        index += 1
+    return ends
+
+
+def _default_estimator() -> Any:
+    from ..decision_list import DPDecisionListClassifier
+
+    return DPDecisionListClassifier()
+
+
+def _private_step(estimator: Any) -> tuple[str, Any]:
+    """(parameter prefix, private learner) of ``estimator`` or of a Pipeline's last step.
+
+    A Pipeline's earlier steps must be public transforms (``_PUBLIC_STEPS``): a step
+    fitted to the block's rows (a scaler's mean) would be a non-private release.
+    """
+    if estimator is None:
+        estimator = _default_estimator()
+    if isinstance(estimator, Pipeline):
+        for name, step in estimator.steps[:-1]:
+            if step not in (None, "passthrough") and not isinstance(step, _PUBLIC_STEPS):
+                raise TypeError(
+                    f"ContinualReleaseClassifier: pipeline step {name!r} "
+                    f"({type(step).__name__}) is fitted on the data without privacy; only "
+                    "public transforms (PublicBoundsBinarizer, PublicBoundsClipper, "
+                    "FunctionTransformer) may precede the private learner.")
+        name, last = estimator.steps[-1]
+        prefix = f"{name}__"
+    else:
+        prefix, last = "", estimator
+    if not isinstance(last, PrivateEstimatorMixin) or "epsilon" not in last.get_params():
+        raise TypeError(
+            "ContinualReleaseClassifier wraps a private skdp learner with an epsilon "
+            f"parameter (e.g. DPDecisionListClassifier), got {type(last).__name__}.")
+    return prefix, last
+
+
+class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """A stream learner from any private batch learner: releases on a public schedule,
+    each from all rows since the previous release.
+
+    ``partial_fit`` buffers its rows. The calls of a stream are numbered t = 1, 2, …
+    and grouped into consecutive *blocks* on a public schedule (``schedule``,
+    ``block``); at the end of a block's last call a clone of ``estimator``, set to
+    the stream's ``epsilon`` and ``delta``, is fitted on **every** row of the block and
+    joins the released models ``estimators_``; the buffer is emptied. Each row is used
+    by exactly one release, so the stream costs (ε, δ) in all, charged once (at its
+    first call), however long it runs. ``predict`` and ``predict_proba`` read the
+    released models only: predicting before each ``partial_fit`` (prequential
+    evaluation, river's progressive validation) costs nothing.
+
+    Parameters
+    ----------
+    estimator : estimator, default=None
+        A private skdp learner with an ``epsilon`` parameter (e.g.
+        :class:`~skdp.decision_list.DPDecisionListClassifier`), or a
+        :class:`~sklearn.pipeline.Pipeline` of public transforms
+        (:class:`~skdp.preprocessing.PublicBoundsBinarizer`,
+        :class:`~skdp.preprocessing.PublicBoundsClipper`, a fixed
+        :class:`~sklearn.preprocessing.FunctionTransformer`) ending in one. Never
+        fitted itself: each release fits a clone whose ``epsilon`` (and ``delta``,
+        ``classes``, ``random_state`` where it has them) are set by this wrapper and
+        whose ``budget`` is None (the wrapper pays). ``None``:
+        ``DPDecisionListClassifier()``.
+    epsilon : float, default=1.0
+        ε of the whole stream (every release, every prediction).
+    delta : float, optional
+        δ of the whole stream. ``None``: the wrapped learner's own ``delta`` (0 if it
+        has none).
+    schedule : {"doubling", "fixed"}, default="doubling"
+        Block lengths in calls: b, 2b, 4b, … (``"doubling"``: releases at calls b,
+        3b, 7b, …, so the latest model has seen about half of the stream and there
+        are ⌈log₂(t/b)⌉ releases after t calls) or b, b, … (``"fixed"``: a fresh
+        model every b calls, which follows a drifting stream).
+    block : int, default=1
+        b, the first block's length in calls (the only one with ``"fixed"``). Public:
+        the default releases a first model at the end of the first call.
+    max_block : int, optional
+        With ``"doubling"``, the longest block in calls: blocks grow b, 2b, 4b, … up to
+        ``max_block`` and then stay there (a model at least every ``max_block`` calls,
+        which follows drift). ``None``: no cap.
+    combine : {"ensemble", "recent", "latest"}, default="ensemble"
+        How the released models predict: ``"ensemble"`` averages their
+        ``predict_proba`` weighted by their blocks' lengths in calls (public);
+        ``"recent"`` weights the j-th newest by 2^−j (the latest holds half the vote,
+        so a changed concept takes over after a release or two); ``"latest"`` uses the
+        last one. Post-processing either way (``benchmarks/results/streams.md``
+        measures them).
+    budget : PrivacyBudget, optional
+        Charged (ε, δ) at the first call of a stream (``fit`` or ``partial_fit``).
+    random_state : None, int, numpy Generator, RandomState or TestingSeed, default=None
+        ``None``: every release draws its noise from OS entropy (the clone's own
+        ``random_state=None``). A seed is a testing mode (a
+        :class:`~skdp.exceptions.PrivacyWarning` says so; with a ``budget`` it must be
+        wrapped as ``skdp.TestingSeed(seed)``): release j gets a seed derived from it,
+        the stream's charge and j.
+    classes : array-like, default=None
+        The label set, a public parameter (passed to every clone that takes one);
+        ``None``: ``partial_fit``'s ``classes`` on the first call, or read from ``y``
+        in ``fit`` with a :class:`~skdp.exceptions.PrivacyLeakWarning`.
+
+    Attributes
+    ----------
+    estimators_ : list of estimators
+        The released models, oldest first (each fitted on one block).
+    block_calls_ : list of int
+        The length in calls of each released model's block (public; the ensemble's
+        weights).
+    n_releases_ : int
+        ``len(estimators_)``.
+    n_calls_ : int
+        Calls of the stream so far (``fit`` is call 1).
+    next_release_ : int
+        The call at whose end the next model is released (public schedule).
+    classes_ : ndarray
+    n_features_in_ : int
+    privacy_spent_ : PrivacyCost
+        (ε, δ) of the stream.
+
+    Privacy
+    -------
+    (ε, δ)-DP for the whole sequence of released models and predictions, with
+    respect to the wrapped learner's notion of neighbouring data sets applied to one
+    block (e.g. adding or removing one row of one call for the decision list), against
+    an adversary that chooses each call's rows after seeing the earlier releases. The
+    number of calls, the schedule and ``classes`` are public.
+
+    *Lemma (disjoint blocks).* Let the learner be (ε, δ)-DP on its input for every
+    fixed public parameters. The release times depend on the call count only, so both
+    neighbouring streams have the same blocks B₁, B₂, …; block j's release is the
+    learner run on the rows of B_j with fresh noise. *Proof.* Let the streams differ
+    in one row, which lies in block i. Releases before i are identically distributed.
+    Conditioned on them, the rows of B_i are the same function of the past on both
+    sides except for the differing row, so release i is (ε, δ)-indistinguishable.
+    Conditioned on releases 1…i, the rows of every later block agree (the adversary's
+    choices are functions of the released past and of rows that agree), and their
+    releases use only those rows and fresh noise: identical. Summing over the
+    outcomes of release i (the conditional laws of the rest coincide) gives
+    P[S] ≤ e^ε P′[S] + δ for every set S of whole-stream outputs. Predictions are
+    post-processing. ∎ The wrapper checks after each release that the clone reports
+    ``privacy_spent_`` ≤ (ε, δ) and refuses to go on otherwise. Audited exactly
+    (``tests/privacy/test_continual_release_audit.py``): the release of a row in two
+    models (a learner refitted on all rows so far, the broken twin) doubles ε.
+
+    A row passed twice counts as two rows (group privacy: 2ε for its owner).
+
+    The buffer (rows of the current block, not yet released) is **private state**: a
+    pickle or copy of a mid-stream object contains those raw rows, besides the
+    released models and the stream's record. Publish the released models
+    (``estimators_``) or predictions, never the pickled wrapper. Copies share the
+    stream's record: once one of them continues the stream, the others are refused
+    with :class:`~skdp.exceptions.StaleStateError` before they touch their state (a
+    row is never released twice through a copy).
+
+    Notes
+    -----
+    Cost: ``partial_fit`` appends to the buffer (O(1) besides validation); a release
+    costs one ``fit`` of the wrapped learner on its block. ``"doubling"`` keeps
+    O(log t) models, ``"fixed"`` t/b.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.decision_list import DPDecisionListClassifier
+    >>> from skdp.streams import ContinualReleaseClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 2, size=(8000, 5))
+    >>> y = np.where(X[:, 0] == 1, 1, X[:, 3])
+    >>> clf = ContinualReleaseClassifier(DPDecisionListClassifier(), epsilon=1.0,
+    ...                                  random_state=0)
+    >>> for start in range(0, 8000, 1000):
+    ...     _ = clf.partial_fit(X[start:start + 1000], y[start:start + 1000],
+    ...                         classes=[0, 1])
+    >>> clf.n_releases_, clf.block_calls_, clf.next_release_
+    (3, [1, 2, 4], 15)
+    >>> clf.score(X, y) > 0.95
+    True
+    >>> clf.privacy_spent_.epsilon
+    1.0
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit", "get_params"]), None],
+        "epsilon": "no_validation",  # check_epsilon (PrivacyParameterError)
+        "delta": "no_validation",
+        "schedule": [StrOptions({"doubling", "fixed"})],
+        "block": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_block": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "combine": [StrOptions({"ensemble", "recent", "latest"})],
+        "budget": [PrivacyBudget, None],
+        "random_state": [*RANDOM_STATE_CONSTRAINT],
+        "classes": ["array-like", None],
+    }
+
+    def __init__(self, estimator: Any = None, *, epsilon: float = 1.0, delta: float | None = None,
+                 schedule: str = "doubling", block: int = 1, max_block: int | None = None,
+                 combine: str = "ensemble",
+                 budget: PrivacyBudget | None = None,
+                 random_state: int | np.random.Generator | None = None,
+                 classes: ArrayLike | None = None) -> None:
+        self.estimator = estimator
+        self.epsilon = epsilon
+        self.delta = delta
+        self.schedule = schedule
+        self.block = block
+        self.max_block = max_block
+        self.combine = combine
+        self.budget = budget
+        self.random_state = random_state
+        self.classes = classes
+
+    # ------------------------------------------------------------------ privacy
+    def _privacy(self) -> tuple[float, float, str, Any]:
+        """(ε, δ, parameter prefix, private step), validated before anything is spent."""
+        prefix, step = _private_step(self.estimator)
+        epsilon = check_epsilon(self.epsilon)
+        delta = self.delta if self.delta is not None else step.get_params().get("delta", 0.0)
+        delta = check_delta(delta)
+        check_random_state_mode(self.random_state, self.budget is not None,
+                                type(self).__name__)
+        return epsilon, delta, prefix, step
+
+    def _block_estimator(self, index: int) -> Any:
+        """A clone of ``estimator`` for release ``index``: the stream's (ε, δ), no budget
+        (the stream paid), the public classes, and the release's noise."""
+        epsilon, delta, prefix, step = self._privacy()
+        own = step.get_params(deep=False)
+        params: dict[str, Any] = {f"{prefix}epsilon": epsilon}
+        if "delta" in own:  # else a pure learner: (ε, 0) ≤ (ε, δ)
+            params[f"{prefix}delta"] = delta
+        if "budget" in own:
+            params[f"{prefix}budget"] = None
+        if "classes" in own:
+            params[f"{prefix}classes"] = self.classes_
+        if "random_state" in own:
+            seed = None
+            if self._seeded():
+                seed = int(seeded_generator(self.random_state, self._noise_key,
+                                            index).integers(2**32))
+            params[f"{prefix}random_state"] = seed
+        base = _default_estimator() if self.estimator is None else clone(self.estimator)
+        return base.set_params(**params)
+
+    # ------------------------------------------------------------------ fitting
+    def _validate_block(self, X, y, classes, first_call):
+        X, y = validate_data(self, X, y, reset=first_call, accept_sparse="csr",
+                             dtype="numeric", ensure_min_samples=1)
+        found = resolve_classes(self, y, classes, first_call=first_call, binary=False)
+        if found.size < 2:
+            raise ValueError(f"{type(self).__name__} can't train when only one class is "
+                             "present: pass the label set as classes=[a, b, ...].")
+        return X, y, found
+
+    def _open(self, found):
+        """Start a stream: validate the privacy parameters, then pay (ε, δ) once and
+        advance the stream's record in the same transaction. Unchanged if unpaid."""
+        epsilon, delta, _, _ = self._privacy()
+        saved = dict(self.__dict__)
+        try:
+            learner = type(_private_step(self.estimator)[1]).__name__
+            self._noise_key = self._open_paid_stream(epsilon, delta,
+                                                     f"continual release of {learner}")
+        except BudgetExhaustedError:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+        self.classes_ = found
+        self.estimators_: list[Any] = []
+        self.block_calls_: list[int] = []
+        self.n_releases_ = 0
+        self.n_calls_ = 0
+        self._block_start = 0  # calls before the current block
+        self._buffer: list[tuple[Any, NDArray[Any]]] = []
+
+    def _block_length(self, index: int) -> int:
+        return block_length(self.schedule, self.block, self.max_block, index)
+
+    def _take_call(self, X, y, release_now: bool = False) -> None:
+        """Buffer one call; release if it ends a block. A release that raises (the
+        clone refusing its input) undoes the call, so the schedule stays the public
+        function of the calls that went through."""
+        self.n_calls_ += 1
+        self._buffer.append((X, y))
+        if release_now or self.n_calls_ == self.next_release_:
+            try:
+                self._release()
+            except Exception:
+                self._buffer.pop()
+                self.n_calls_ -= 1
+                raise
+
+    def _release(self) -> None:
+        """Fit a fresh clone on every buffered row, release it, empty the buffer."""
+        Xs, ys = zip(*self._buffer, strict=True)
+        X = sp.vstack(Xs, format="csr") if sp.issparse(Xs[0]) else np.concatenate(Xs)
+        y = np.concatenate(ys)
+        model = self._block_estimator(self.n_releases_)
+        with warnings.catch_warnings():
+            # The wrapper already warned about its seed (testing mode); the clone's
+            # seeded warning would repeat it at every release.
+            warnings.filterwarnings("ignore", message=".*random_state is set",
+                                    category=PrivacyWarning)
+            model.fit(X, y)
+        self._check_spent(model)
+        self.estimators_.append(model)
+        self.block_calls_.append(self.n_calls_ - self._block_start)
+        self._block_start = self.n_calls_
+        self.n_releases_ += 1
+        self._buffer = []
+
+    def _check_spent(self, model) -> None:
+        step = model.steps[-1][1] if isinstance(model, Pipeline) else model
+        spent = getattr(step, "privacy_spent_", None)
+        epsilon, delta = self.privacy_spent_.epsilon, self.privacy_spent_.delta
+        if spent is None or spent.epsilon > epsilon * (1 + 1e-9) or \
+                spent.delta > delta * (1 + 1e-9) + 1e-15:
+            raise PrivacyError(
+                f"ContinualReleaseClassifier: the wrapped {type(step).__name__} did not "
+                "report a privacy_spent_ within the stream's (ε, δ); nothing was released.")
+
+    @property
+    def next_release_(self) -> int:
+        """The call at whose end the next model is released."""
+        if not hasattr(self, "n_calls_"):
+            raise AttributeError("next_release_ exists once a stream has started.")
+        return self._block_start + self._block_length(self.n_releases_)
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
+        """Start a new stream with X, y as its first call and release a model from them.
+
+        Later ``partial_fit`` calls continue the stream: the next block is call 2 to
+        call 1 + 2b (``"doubling"``) or 1 + b (``"fixed"``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        self._privacy()
+        X, y, found = self._validate_block(X, y, None, first_call=True)
+        self._clear_stream()
+        self._open(found)
+        self._take_call(X, y, release_now=True)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def partial_fit(self, X: ArrayLike, y: ArrayLike,
+                    classes: ArrayLike | None = None) -> Self:
+        """Add one call's rows to the stream; release a model if the call ends a block.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like, optional
+            All labels; required on the first call unless the ``classes`` parameter
+            gives them.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        BudgetExhaustedError
+            On the first call of a stream, if ``budget`` cannot pay; nothing changes.
+        StaleStateError
+            If this object is a stale copy (another copy of the stream moved on).
+        """
+        self._privacy()
+        first_call = not hasattr(self, "_stream")
+        if first_call and classes is None and self.classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit "
+                             "(e.g. classes=[0, 1]), as for SGDClassifier.")
+        X, y, found = self._validate_block(X, y, classes, first_call)
+        if first_call:
+            self._open(found)
+        else:
+            # Compare-and-swap first: a stale copy is refused before its state changes.
+            self._advance_stream()
+        self._take_call(X, y)
+        return self
+
+    def _clear_stream(self) -> None:
+        for name in ("_buffer", "_stream", "_noise_key", "n_calls_", "estimators_",
+                     "block_calls_", "n_releases_", "_block_start"):
+            self.__dict__.pop(name, None)
+
+    # ------------------------------------------------------------------ predicting
+    def _check_released(self) -> None:
+        if not hasattr(self, "estimators_"):
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet: "
+                                 "call fit or partial_fit first.")
+
+    def _model_proba(self, model, X) -> NDArray[np.float64]:
+        """A released model's probabilities in ``classes_`` order."""
+        out = np.zeros((X.shape[0], self.classes_.size))
+        cols = np.searchsorted(self.classes_, model.classes_)
+        if hasattr(model, "predict_proba"):
+            out[:, cols] = model.predict_proba(X)
+        else:
+            pred = np.searchsorted(self.classes_, model.predict(X))
+            out[np.arange(X.shape[0]), pred] = 1.0
+        return out
+
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Class probabilities from the released models (``combine``); uniform before
+        the first release. Post-processing: costs nothing.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        self._check_released()
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype="numeric")
+        if not self.estimators_:
+            return np.full((X.shape[0], self.classes_.size), 1.0 / self.classes_.size)
+        if self.combine == "latest":
+            return self._model_proba(self.estimators_[-1], X)
+        if self.combine == "recent":
+            weights = 0.5 ** np.arange(len(self.estimators_))[::-1]
+        else:
+            weights = np.asarray(self.block_calls_, dtype=float)
+        total = sum(w * self._model_proba(m, X)
+                    for w, m in zip(weights, self.estimators_, strict=True))
+        return total / weights.sum()
+
+    def predict(self, X: ArrayLike) -> NDArray[Any]:
+        """Labels: the argmax of :meth:`predict_proba` (``classes_[0]`` before the
+        first release).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        proba = self.predict_proba(X)  # first: raises NotFittedError before classes_ exists
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def __sklearn_tags__(self) -> Tags:
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = True
+        tags.input_tags.sparse = True
+        tags.classifier_tags.poor_score = True
+        return tags
