@@ -96,7 +96,7 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         EMCover) accounting; with δ = 0 only basic composition applies (pure ε-DP).
     max_rules : int, optional
         Rules before the default. ``None`` (default): for ``"net_cover"`` the largest K
-        ≤ 64 for which the noisy row count n̂ gives every rule n̂/(K + 1) ≥ 4 times the
+        ≤ 64 for which the noisy row count n̂ gives every rule n̂/(K + 1) ≥ 2 times the
         selection noise width·ln(#candidates)/ε̂(K) (a :class:`UserWarning` at fit when
         not even one rule does); the paper's M = number of features for
         ``"greedy_cover"`` (each feature is used at most once). A given ``max_rules``
@@ -644,7 +644,8 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         if (self._n_calls + 1) & self._n_calls == 0:  # t = 2^j − 1: release the chunk
             Xs, ys, ws = zip(*buffer, strict=True)
             del self._buffer
-            self._release(sp.vstack(Xs, format="csr"), np.concatenate(ys),
+            rows = np.vstack(Xs) if self._real_valued() else sp.vstack(Xs, format="csr")
+            self._release(rows, np.concatenate(ys),
                           np.concatenate(ws), self._release_rng())
         return self
 
