@@ -226,6 +226,17 @@ def threshold_regions(X, rules, n_rules_max=None):
     return region
 
 
+def _dominated(grid, literal):
+    """Literals of the same feature and direction that fire only where ``literal`` does."""
+    same = (grid.feature == grid.feature[literal]) & (grid.op == grid.op[literal])
+    k = grid.cut_index[literal]
+    if grid.op[literal] == 0:
+        return same & (grid.cut_index <= k)
+    if grid.op[literal] == 1:
+        return same & (grid.cut_index >= k)
+    return same
+
+
 def threshold_cover(bins, codes, n_classes, grid, *, max_rules, select, scorer,
                     weights=None, stop_when_empty=False):
     """The greedy cover on threshold literals; returns (literal indices, label codes, steps).
@@ -262,6 +273,8 @@ def threshold_cover(bins, codes, n_classes, grid, *, max_rules, select, scorer,
         if stop_when_empty and totals.sum() == 0:
             break
         avail_idx = np.flatnonzero(available)
+        if avail_idx.size == 0:  # every literal used or left empty (a public fact)
+            break
         block = literal_counts(hist, grid)[avail_idx]
         scores = scorer(block, totals)
         pick = int(select(scores.ravel(), np.repeat(block.sum(axis=1), C)))
@@ -272,8 +285,13 @@ def threshold_cover(bins, codes, n_classes, grid, *, max_rules, select, scorer,
         lit = int(avail_idx[cand])
         literals.append(lit)
         labels.append(label)
-        available[lit] = False
         j = int(grid.feature[lit])
+        # Literals the new rule leaves empty go too: after "x_j ≤ t_k" no remaining row
+        # has x_j ≤ t_k' for k' ≤ k (after "x_j > t_k", none has x_j > t_k' for k' ≥ k).
+        # A function of the released rules and the public grid: the candidate set of
+        # every step stays public.
+        available[lit] = False
+        available[_dominated(grid, lit)] = False
         newly = np.flatnonzero(remaining & _fires(bins[:, j], int(grid.op[lit]),
                                                   int(grid.cut_index[lit]), B))
         if newly.size:

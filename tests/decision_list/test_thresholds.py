@@ -126,6 +126,10 @@ def test_incremental_threshold_cover_matches_a_naive_cover(seed):
         np.testing.assert_allclose(scores, rule_scores(block, totals, "lift").ravel())
         assert idx[pick // 3] == lit
         available[lit] = False
+        for i in range(grid.n_literals):  # literals the new rule leaves empty
+            if grid.feature[i] == grid.feature[lit] and grid.op[i] == grid.op[lit] < 2:
+                ki, k = grid.cut_index[i], grid.cut_index[lit]
+                available[i] &= not (ki <= k if grid.op[lit] == 0 else ki >= k)
         remaining &= ~_fires_naive(X, grid.feature[lit], grid.op[lit], grid.threshold(lit))
 
 
