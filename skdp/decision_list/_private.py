@@ -111,6 +111,7 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
     negations : bool, default=False
         With ``algorithm="net_cover"``, also offer ¬x_f ("x_f == 0"). Off by default: broad
         negated rules win the early steps on planted lists of positive literals.
+        Ignored with ``bounds`` (both "≤" and ">" literals are offered).
     accounting : {"auto", "tight", "emcover", "basic", "paper"}, default="auto"
         How ε is split over the K selections (K = min(max_rules, d) for
         ``"greedy_cover"``), each at ε̂, and the noisy counts at ε̂/2.
@@ -246,8 +247,12 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
     concern only the remaining rows and one row's effect on a candidate's counts,
     which do not depend on what the literal tests. The exponential mechanism's
     privacy does not depend on the number of candidates (its accuracy pays
-    ln(#candidates)). The regions (first firing rule) are still a function of
-    each row alone, so the histogram lemma holds as is.
+    ln(#candidates)). After a rule "x_j ≤ t" the literals "x_j ≤ t′" (t′ ≤ t), which
+    now fire on no remaining row, leave the candidates (likewise for ">"): the
+    candidate set of a step is a function of the released rules and the grid, so
+    the steps compose adaptively as before (a list that runs out of literals stops
+    early, which only spends less). The regions (first firing rule) are still a
+    function of each row alone, so the histogram lemma holds as is.
 
     *Automatic length (``max_rules=None``).* The release first adds discrete Laplace
     noise at ε·0.05 to the rounded sum of the clipped weights (sensitivity 1), then
