@@ -17,6 +17,7 @@ from ..base import PrivateEstimatorMixin
 from ..exceptions import BudgetExhaustedError, PrivacyWarning
 from ._accounting import ACCOUNTINGS, HISTOGRAM_WEIGHT, net_step_plan, step_plan
 from ._base import _DecisionListBase
+from ._dask import DaskRows, is_dask_collection
 from ._frequencies import region_counts, release_counts, smoothed_proba
 from ._greedy_cover import greedy_cover, rule_scores
 from ._net_cover import (
@@ -29,7 +30,7 @@ from ._net_cover import (
     net_selector,
     score_width,
 )
-from ._thresholds import threshold_cover, threshold_regions
+from ._thresholds import ArrayRows, make_grid, threshold_cover
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -451,7 +452,7 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
             options["score"] = self._score()
         return options
 
-    def _release_length(self, weights, n_rows, unit, n_features, rng):
+    def _release_length(self, total_units, unit, n_features, rng):
         """(K, ε̂) of a release: fixed by the plan, or from a noisy row count.
 
         The count (the rows' clipped weights, rounded to whole rows) is released with
@@ -463,7 +464,7 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         plan = self._release_plan
         if plan.step is not None:
             return self._n_rules(plan.epsilon, n_features), plan.step
-        total = np.array([[n_rows * unit if weights is None else int(weights.sum())]])
+        total = np.array([[int(total_units)]])
         n_hat = int(release_counts(total, unit, plan.epsilon * COUNT_SHARE, rng)[0, 0])
         rest = plan.epsilon * (1.0 - COUNT_SHARE)
         # The theorem and δ were fixed (and charged) by the plan; only K is chosen here.
@@ -495,24 +496,22 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         """One release on its rows: [the noisy row count,] the cover's rule steps, then
         the noisy histogram."""
         weights, unit = self._weights(w, private=True)
-        n_rules, step = self._release_length(weights, codes.size, unit, X.shape[1], rng)
+        if isinstance(X, DaskRows):
+            total_units = X.total
+        else:
+            total_units = codes.size * unit if weights is None else int(weights.sum())
+        n_rules, step = self._release_length(total_units, unit, X.shape[1], rng)
         self.step_epsilon_ = step
         C = self.classes_.size
         select = self._selector(step, rng)
         if self._real_valued():
             options = self._cover_options()
-            literals, labels, n_steps = threshold_cover(
-                self._grid.bins(X), codes, C, self._grid, max_rules=n_rules, select=select,
+            rows = X if isinstance(X, DaskRows) else ArrayRows(X, codes, self._grid, C,
+                                                                weights)
+            literals, labels, n_steps, counts = threshold_cover(
+                rows, C, self._grid, max_rules=n_rules, select=select,
                 scorer=lambda block, totals: rule_scores(
-                    block, totals, options["score"], options.get("error_weight", 1.0), unit),
-                weights=weights)
-            grid = self._grid
-            rules = [(int(grid.feature[i]), int(grid.op[i]), grid.threshold(i))
-                     for i in literals]
-            region = threshold_regions(X, rules)
-            counts = np.bincount(region * C + codes, minlength=(len(rules) + 1) * C,
-                                 weights=None if weights is None else weights.astype(float))
-            counts = counts.astype(np.int64).reshape(-1, C)
+                    block, totals, options["score"], options.get("error_weight", 1.0), unit))
             selected = np.r_[labels, -1]
         else:
             result = greedy_cover(X, codes, C, max_rules=n_rules, select=select,
@@ -574,12 +573,43 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
             If ``budget`` cannot pay for the release; the estimator is unchanged.
         """
         self._check_privacy_params()
+        if is_dask_collection(X) or is_dask_collection(y):
+            return self._fit_dask(X, y, sample_weight)
         saved = dict(self.__dict__)
         try:
             X, classes, codes, w = self._validate_block(X, y, sample_weight, partial=False)
             self.classes_ = classes
             self._clear_stream()
             self._private_run(X, codes, w)
+        except BudgetExhaustedError:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+        self._n_calls = 1
+        return self
+
+    def _fit_dask(self, X, y, sample_weight):
+        """``fit`` on a dask array/dataframe: count passes run on the cluster (module
+        :mod:`._dask`); validation is the first pass, before the charge."""
+        if not self._real_valued() or self.classes is None or sample_weight is not None:
+            raise ValueError(
+                f"{type(self).__name__}.fit on a dask collection needs bounds= (or cut "
+                "lists), the public classes= and no sample_weight.")
+        if self.algorithm != "net_cover":
+            raise ValueError("algorithm='greedy_cover' takes 0/1 input, not dask collections.")
+        classes = np.unique(np.asarray(self.classes))
+        saved = dict(self.__dict__)
+        try:
+            for name in ("feature_names_in_",):
+                self.__dict__.pop(name, None)
+            rows = DaskRows(X, y, None, classes)
+            self.n_features_in_ = rows.shape[1]
+            self._grid = rows.grid = make_grid(self.bounds, self.cuts, self.cut_scale,
+                                               rows.shape[1])
+            rows.prepare()
+            self.classes_ = classes
+            self._clear_stream()
+            self._private_run(rows, None, None)
         except BudgetExhaustedError:
             self.__dict__.clear()
             self.__dict__.update(saved)

@@ -26,10 +26,12 @@ import numpy as np
 
 __all__ = [
     "LITERAL_OPS",
+    "ArrayRows",
     "ThresholdGrid",
     "class_histogram",
     "literal_counts",
     "make_grid",
+    "threshold_cover",
     "threshold_regions",
 ]
 
@@ -237,16 +239,45 @@ def _dominated(grid, literal):
     return same
 
 
-def threshold_cover(bins, codes, n_classes, grid, *, max_rules, select, scorer,
-                    weights=None, stop_when_empty=False):
-    """The greedy cover on threshold literals; returns (literal indices, label codes, steps).
+class ArrayRows:
+    """In-memory rows for :func:`threshold_cover`: bins, codes, weights, remaining mask."""
+
+    def __init__(self, X, codes, grid, n_classes, weights=None):
+        self.bins = grid.bins(X)
+        self.codes = np.asarray(codes)
+        self.weights = weights
+        self.grid, self.n_classes = grid, int(n_classes)
+        self.remaining = np.ones(self.bins.shape[0], dtype=bool)
+
+    def start(self):
+        """The (d, B, C) histogram of all rows (one pass)."""
+        return class_histogram(self.bins, self.codes, self.grid.n_bins, self.n_classes,
+                               self.weights)
+
+    def take(self, literal):
+        """Remove the remaining rows ``literal`` fires on; return their histogram."""
+        grid = self.grid
+        j = int(grid.feature[literal])
+        fires = _fires(self.bins[:, j], int(grid.op[literal]), int(grid.cut_index[literal]),
+                       grid.n_bins)
+        newly = np.flatnonzero(self.remaining & fires)
+        self.remaining[newly] = False
+        wn = None if self.weights is None else np.asarray(self.weights)[newly]
+        return class_histogram(self.bins[newly], self.codes[newly], grid.n_bins,
+                               self.n_classes, wn)
+
+
+def threshold_cover(rows, n_classes, grid, *, max_rules, select, scorer,
+                    stop_when_empty=False):
+    """The greedy cover on threshold literals.
 
     Parameters
     ----------
-    bins : ndarray of shape (n, d)
-        :meth:`ThresholdGrid.bins` of the rows.
-    codes : ndarray of int
-        Label codes.
+    rows : ArrayRows or DaskRows
+        The data: ``rows.start()`` gives the (d, B, C) histogram of all rows and
+        ``rows.take(literal)`` removes the remaining rows a literal fires on and returns
+        their histogram — one count pass each, over memory or over a dask cluster's
+        chunks (:class:`._dask.DaskRows`).
     grid : ThresholdGrid
     max_rules : int
         Rule steps (fewer only if every literal is used, or ``stop_when_empty``).
@@ -256,19 +287,28 @@ def threshold_cover(bins, codes, n_classes, grid, *, max_rules, select, scorer,
     scorer : callable
         ``scorer(block, totals)`` → (L, C) scores from the literals' per-class weights and
         the remaining rows' per-class weights (:func:`._greedy_cover.rule_scores`).
-    weights : ndarray of int64, optional
-        Integer row weights (units).
     stop_when_empty : bool
         Stop once no row remains (non-private use only).
+
+    Returns
+    -------
+    literals, labels : ndarray of intp
+        The rules' literal indices and label codes.
+    n_steps : int
+    region_counts : ndarray of int64 of shape (len(literals) + 1, C)
+        The weight of the rows each rule reaches first, per class, and (last row) of
+        the rows no rule reaches: each row's histogram over any one feature's bins sums
+        to its class totals.
     """
     C = int(n_classes)
-    B = grid.n_bins
-    hist = class_histogram(bins, codes, B, C, weights)
-    totals = np.bincount(codes, weights=None if weights is None else
-                         np.asarray(weights, np.float64), minlength=C).astype(np.int64)
-    remaining = np.ones(bins.shape[0], dtype=bool)
+    hist = rows.start()
+
+    def class_totals(h):
+        return h[0].sum(axis=0) if h.shape[0] else np.zeros(C, np.int64)
+
+    totals = class_totals(hist)
     available = np.ones(grid.n_literals, dtype=bool)
-    literals, labels, steps = [], [], 0
+    literals, labels, regions, steps = [], [], [], 0
     for _ in range(min(int(max_rules), grid.n_literals)):
         if stop_when_empty and totals.sum() == 0:
             break
@@ -285,19 +325,16 @@ def threshold_cover(bins, codes, n_classes, grid, *, max_rules, select, scorer,
         lit = int(avail_idx[cand])
         literals.append(lit)
         labels.append(label)
-        j = int(grid.feature[lit])
         # Literals the new rule leaves empty go too: after "x_j ≤ t_k" no remaining row
         # has x_j ≤ t_k' for k' ≤ k (after "x_j > t_k", none has x_j > t_k' for k' ≥ k).
         # A function of the released rules and the public grid: the candidate set of
         # every step stays public.
         available[lit] = False
         available[_dominated(grid, lit)] = False
-        newly = np.flatnonzero(remaining & _fires(bins[:, j], int(grid.op[lit]),
-                                                  int(grid.cut_index[lit]), B))
-        if newly.size:
-            remaining[newly] = False
-            wn = None if weights is None else np.asarray(weights)[newly]
-            hist -= class_histogram(bins[newly], codes[newly], B, C, wn)
-            totals -= np.bincount(codes[newly], minlength=C, weights=None if wn is None
-                                  else wn.astype(np.float64)).astype(np.int64)
-    return (np.asarray(literals, dtype=np.intp), np.asarray(labels, dtype=np.intp), steps)
+        covered = rows.take(lit)
+        hist -= covered
+        regions.append(class_totals(covered))
+        totals = totals - regions[-1]
+    regions.append(totals)
+    return (np.asarray(literals, dtype=np.intp), np.asarray(labels, dtype=np.intp), steps,
+            np.array(regions, dtype=np.int64).reshape(-1, C))

@@ -14,6 +14,7 @@ from skdp import PrivacyBudget, TestingSeed
 from skdp.decision_list import DPDecisionListClassifier
 from skdp.decision_list._greedy_cover import rule_scores
 from skdp.decision_list._thresholds import (
+    ArrayRows,
     class_histogram,
     literal_counts,
     make_grid,
@@ -113,9 +114,12 @@ def test_incremental_threshold_cover_matches_a_naive_cover(seed):
         return pick
 
     scorer = lambda block, totals: rule_scores(block, totals, "lift")  # noqa: E731
-    literals, _, steps = threshold_cover(grid.bins(X), y, 3, grid, max_rules=6,
-                                         select=select, scorer=scorer)
+    literals, _, steps, regions = threshold_cover(ArrayRows(X, y, grid, 3), 3, grid,
+                                                  max_rules=6, select=select, scorer=scorer)
     assert steps == 6 == literals.size
+    rules = [(grid.feature[i], grid.op[i], grid.threshold(i)) for i in literals]
+    naive = np.bincount(threshold_regions(X, rules) * 3 + y, minlength=21).reshape(7, 3)
+    np.testing.assert_array_equal(regions, naive)
     remaining = np.ones(X.shape[0], bool)
     available = np.ones(grid.n_literals, bool)
     for (scores, pick), lit in zip(picks, literals, strict=True):
@@ -214,3 +218,37 @@ def test_multiclass_digits_learns_at_eps_4():
     clf = DPDecisionListClassifier(epsilon=4.0, bounds=(0, 16), classes=np.arange(10),
                                    random_state=0).fit(Xtr, ytr)
     assert clf.score(Xte, yte) > 0.4  # one seed; the mean over folds is in benchmarks/
+
+
+# -- dask: the count passes run per chunk -------------------------------------------
+def test_dask_fit_releases_the_in_memory_list(dask_client):
+    """Same seed, same list: the chunks' histograms sum to the in-memory counts."""
+    da = pytest.importorskip("dask.array")
+    X, _ = _table(5, n=3000)
+    y = (np.nan_to_num(X[:, 0]) > 6).astype(int)
+    params = dict(epsilon=2.0, bounds=(0.0, 10.0), classes=[0, 1], random_state=0)
+    memory = DPDecisionListClassifier(**params).fit(X, y)
+    Xd, yd = da.from_array(X, chunks=(700, 2)), da.from_array(y, chunks=500)
+    clustered = DPDecisionListClassifier(**params).fit(Xd, yd)
+    assert [r[:2] + r[3:] for r in clustered.rules_] == [r[:2] + r[3:] for r in memory.rules_]
+    np.testing.assert_array_equal([r[2] for r in clustered.rules_],
+                                  [r[2] for r in memory.rules_])  # NaN for "missing"
+    np.testing.assert_array_equal(clustered.rule_class_counts_, memory.rule_class_counts_)
+    np.testing.assert_array_equal(clustered.predict(X), memory.predict(X))
+
+
+def test_dask_bad_input_is_refused_before_the_charge():
+    da = pytest.importorskip("dask.array")
+    X, _ = _table(6, n=400)
+    y = np.zeros(400, dtype=int)
+    budget = PrivacyBudget(epsilon=5.0, delta=1e-5)
+    clf = DPDecisionListClassifier(bounds=(0.0, 10.0), classes=[0, 1], budget=budget)
+    with pytest.raises(ValueError, match="outside the public classes"):
+        clf.fit(da.from_array(X, chunks=(100, 4)), da.from_array(np.r_[y[:-1], 7], 100))
+    Xinf = X.copy()
+    Xinf[3, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        clf.fit(da.from_array(Xinf, chunks=(100, 4)), da.from_array(y, 100))
+    with pytest.raises(ValueError, match="classes="):
+        DPDecisionListClassifier(bounds=(0.0, 10.0)).fit(da.from_array(X), da.from_array(y))
+    assert budget.spent.epsilon == 0.0 and not hasattr(clf, "rules_")
