@@ -7,7 +7,9 @@
   k-decision lists with either classifier.
 
 The estimators binarize their input as ``x > binarize`` (a public constant, 0.0 by
-default, as ``BernoulliNB``); for real-valued data put
+default, as ``BernoulliNB``). The private list also takes raw real values with public
+``bounds=(lower, upper)``: its rules then test "x_j ≤ t", "x_j > t" and "x_j is
+missing" over a public grid of cuts (:mod:`._thresholds`); or put
 :class:`skdp.preprocessing.PublicBoundsBinarizer` with public thresholds in front.
 Both classifiers predict probabilities (the label frequencies of the rows each rule
 reaches first; noisy and charged at fit for the private list) and take

@@ -16,6 +16,7 @@ from .._input import check_sample_weight, validate_data
 from .._labels import resolve_classes
 from .._validation import private_data_error
 from ._frequencies import region_of
+from ._thresholds import LITERAL_OPS, make_grid, threshold_regions
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -39,6 +40,11 @@ def _literal_name(names, index, sign):
     return f"~({name})" if any(ch.isspace() for ch in name) else f"~{name}"
 
 
+def _threshold_name(names, index, op, threshold):
+    name = str(names[index]) if names is not None else f"x{index}"
+    return f"{name} is missing" if op == "missing" else f"{name} {op} {threshold:.6g}"
+
+
 class _DecisionListBase(ClassifierMixin, BaseEstimator):
     """Shared plumbing: validation, binarizing, weights, prediction, probabilities, export."""
 
@@ -51,7 +57,20 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
     }
 
     # -- input ------------------------------------------------------------------------
+    def _real_valued(self):
+        """Whether the literals are thresholds over real values (``bounds``/``cuts`` given)."""
+        cuts = getattr(self, "cuts", None)
+        return getattr(self, "bounds", None) is not None or not (
+            cuts is None or isinstance(cuts, numbers.Integral))
+
     def _validate_X(self, X, *, reset, y=None):
+        if self._real_valued():
+            # Raw numeric values; NaN is a value here ("x_j is missing" literals).
+            kwargs = dict(reset=reset, accept_sparse=False, dtype=np.float64,
+                          ensure_all_finite="allow-nan")
+            if y is None:
+                return validate_data(self, X, **kwargs), None
+            return validate_data(self, X, y, **kwargs)
         kwargs = dict(reset=reset, accept_sparse="csr", dtype="numeric")
         if y is None:
             X = validate_data(self, X, **kwargs)
@@ -104,6 +123,8 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
                 "the stream may contain), as in SGDClassifier."
             )
         X, y = self._validate_X(X, reset=first, y=y)
+        if first and self._real_valued():
+            self._grid = make_grid(self.bounds, self.cuts, self.cut_scale, X.shape[1])
         found = resolve_classes(self, y, classes, first_call=first, binary=False)
         codes = np.searchsorted(found, y).astype(np.intp)
         w = None if sample_weight is None else check_sample_weight(
@@ -130,6 +151,21 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
             return w.astype(np.int64), 1
         shift = int(min(20, np.floor(52 - np.log2(max(w.sum(), 1.0)))))
         return np.rint(w * 2.0**shift).astype(np.int64), 2**shift
+
+    def _set_threshold_list(self, literals, counts, proba, n_steps):
+        """:meth:`_set_list` for threshold literals (indices into the public grid)."""
+        grid = self._grid
+        codes = np.argmax(proba, axis=1)
+        self._threshold_rules = [(int(grid.feature[i]), int(grid.op[i]), grid.threshold(i))
+                                 for i in literals]
+        self._rule_codes = codes[:-1]
+        self._default_code = int(codes[-1])
+        self._region_proba = proba
+        self.rule_class_counts_ = counts
+        self.rules_ = [(j, LITERAL_OPS[op], t, self.classes_[c])
+                       for (j, op, t), c in zip(self._threshold_rules, codes[:-1], strict=True)]
+        self.default_label_ = self.classes_[codes[-1]]
+        self.n_selections_ = int(n_steps)
 
     def _set_list(self, result, counts, proba):
         """Store a cover's rules and their regions' class counts and probabilities.
@@ -179,6 +215,8 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
     def _regions(self, X):
         check_is_fitted(self)
         X, _ = self._validate_X(X, reset=False)
+        if self._real_valued():
+            return threshold_regions(X, self._threshold_rules)
         return region_of(X, self._rule_features, self._rule_signs, self.n_features_in_)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
@@ -266,15 +304,18 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
                 f"feature_names has {len(names)} entries, expected {self.n_features_in_}."
             )
         lines = []
-        for i, (f, sign, label) in enumerate(self.rules_):
-            literal = _literal_name(names, f, sign)
+        for i, (f, *literal, label) in enumerate(self.rules_):
+            literal = (_threshold_name(names, f, *literal) if len(literal) == 2
+                       else _literal_name(names, f, *literal))
             lines.append(f"{'if' if i == 0 else 'elif'} {literal} then {label}")
         lines.append(f"else {self.default_label_}" if lines else f"always {self.default_label_}")
         return "\n".join(lines)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
+        real = self._real_valued()
+        tags.input_tags.sparse = not real  # thresholds read dense raw values
+        tags.input_tags.allow_nan = real  # NaN fires the "x_j is missing" literals
         return tags
 
 

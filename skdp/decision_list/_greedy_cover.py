@@ -21,7 +21,7 @@ O(nnz(X) + M·d·C) plus the M selections — never O(M·nnz).
 
 import numpy as np
 
-__all__ = ["CoverResult", "greedy_cover", "predict_codes"]
+__all__ = ["CoverResult", "greedy_cover", "predict_codes", "rule_scores"]
 
 
 class CoverResult:
@@ -79,8 +79,8 @@ def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empt
     stop_when_empty : bool, default=False
         Stop adding rules once every row is covered (non-private use only: for a
         private run the number of steps must not depend on the data).
-    score : {"errors", "net"}, default="errors"
-        The rule score (module docstring).
+    score : {"errors", "net", "lift"}, default="errors"
+        The rule score (:func:`rule_scores`).
     error_weight : float, default=1.0
         λ of the ``"net"`` score.
     negations : bool, default=False
@@ -144,13 +144,7 @@ def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empt
         if allow_true:
             block[-1] = totals
         cover = block.sum(axis=1)
-        if score == "net":
-            # covered right − λ·covered wrong
-            scores = ((1.0 + error_weight) * block - error_weight * cover[:, None]).ravel()
-        else:
-            scores = (block - cover[:, None]).ravel()  # −(covered rows with another label)
-        if unit != 1:
-            scores = scores / unit
+        scores = rule_scores(block, totals, score, error_weight, unit).ravel()
         pick = int(select(scores, np.repeat(cover, C)))
         if pick < 0 and fallback is not None:
             pick = int(fallback(block[:n_lit], totals))
@@ -188,6 +182,38 @@ def greedy_cover(X_csr, y_codes, n_classes, *, max_rules, select, stop_when_empt
     if default is None:
         default = -1  # the caller labels the rows no rule covers (e.g. from counts)
     return CoverResult(features, labels, default, steps, signs)
+
+
+#: κ of the lift score: a rule for label b must be right on more than p_b + κ(1 − p_b) of
+#: what it covers (p_b the rate of b among the remaining rows) to score above 0.
+LIFT_MARGIN = 0.2
+
+
+def rule_scores(block, totals, score, error_weight=1.0, unit=1):
+    """(L, C) scores q(ℓ, b) of the candidates from their per-class covered weights.
+
+    ``block[ℓ, b]``: weight of the remaining rows ℓ fires on with label b; ``totals[b]``:
+    weight of the remaining rows with label b (integer units of ``unit``).
+
+    * ``"errors"``: −(covered weight with another label);
+    * ``"net"``: covered right − λ·covered wrong, λ = ``error_weight``;
+    * ``"lift"`` (weighted relative accuracy): a_b − p_b·|a|, with p_b = totals[b]/Σ totals
+      the label's rate among the remaining rows (0 if none remain): the covered rows of
+      b beyond what a rule of the same coverage drawn at random would get. A rule that
+      covers everything scores 0, so a broad majority rule does not win by its size.
+    """
+    block = np.asarray(block, dtype=np.float64)
+    cover = block.sum(axis=1, keepdims=True)
+    if score == "net":
+        scores = (1.0 + error_weight) * block - error_weight * cover
+    elif score == "lift":
+        total = float(np.sum(totals))
+        rate = np.asarray(totals, np.float64) / total if total > 0 else np.zeros(block.shape[1])
+        bar = rate + LIFT_MARGIN * (1.0 - rate)
+        scores = block - bar[None, :] * cover
+    else:
+        scores = block - cover
+    return scores / unit if unit != 1 else scores
 
 
 def predict_codes(X_csr, rule_features, rule_labels, default, n_features, signs=None):

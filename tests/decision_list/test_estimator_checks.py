@@ -2,7 +2,8 @@
 
 The checks feed real-valued data. The default-constructed instances binarize it at the
 public constant ``binarize=0.0`` (as BernoulliNB does) and must pass as they are (issue
-18); ``binarize=None`` (0/1 input only) is tested in test_decision_list.py.
+18); ``binarize=None`` (0/1 input only) is tested in test_decision_list.py. With
+``bounds`` (issue 27) the raw values are compared with a public grid of cuts.
 
 Expected failures: only the DP list's two sample-weight equivalence checks — its
 weights are clipped to [0, 1] (one row is the privacy unit), so a weight of 4 cannot
@@ -41,6 +42,10 @@ def _expected_failed_checks(estimator):
                                  random_state=0),
         DPDecisionListClassifier(negations=True, error_weight=1.0),
         ConjunctionFeatures(k=1, negations=False),
+        # raw real values over a public cut grid (issue 27): dense input, NaN allowed
+        DPDecisionListClassifier(bounds=(-5.0, 5.0), cuts=8, random_state=0),
+        DPDecisionListClassifier(epsilon=4.0, cuts=[-1.0, 0.0, 1.0], rule_score="net",
+                                 random_state=0),
     ],
     expected_failed_checks=_expected_failed_checks,
 )

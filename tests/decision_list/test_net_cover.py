@@ -11,7 +11,7 @@ from skdp.accounting import account
 from skdp.decision_list import DPDecisionListClassifier, GreedyDecisionListClassifier
 from skdp.decision_list._accounting import release_events
 from skdp.decision_list._greedy_cover import greedy_cover, predict_codes
-from skdp.decision_list._net_cover import default_n_rules, net_selector
+from skdp.decision_list._net_cover import COUNT_SHARE, auto_n_rules, net_selector
 
 # Most tests fit without the public label set (its warning: tests/test_public_labels.py).
 pytestmark = pytest.mark.filterwarnings(
@@ -67,30 +67,55 @@ def test_incremental_net_cover_matches_naive(negations, n_classes):
         assert o == (fired[0] if fired else n_classes)
 
 
-def test_default_number_of_rules_uses_public_quantities_only():
-    assert [default_n_rules(e, 90, 2) for e in (0.1, 0.5, 1, 2, 4, 8)] == [1, 1, 2, 4, 8, 16]
-    assert default_n_rules(8.0, 5, 2) == 5  # at most one rule per feature
-    assert default_n_rules(0.5, 784, 10) == 9  # at least C − 1 rules
+def test_list_length_grows_with_a_noisy_count_not_with_n():
+    """Issue 27: K comes from a noisy row count (it was round(2ε) whatever n)."""
+    step = lambda k: 0.95 / (k + 0.5)  # noqa: E731  basic composition's ε̂
+    ks = [auto_n_rules(n, 80, 2.5, step, 64) for n in (50, 1_000, 10_000, 100_000)]
+    assert ks == sorted(ks) and ks[0] == 0 and ks[-1] > ks[1] > 0, ks
+    assert auto_n_rules(10**9, 80, 2.5, step, 64) == 64  # capped by the public maximum
     X, y = planted()
-    for n in (200, 3000):  # n does not change the list's length or the steps
-        clf = DPDecisionListClassifier(epsilon=2.0, classes=[0, 1], random_state=0)
-        clf.fit(X[:n], y[:n])
-        assert len(clf.rules_) == 4 and clf.n_selections_ == 4  # + the noisy histogram
+    short = DPDecisionListClassifier(epsilon=2.0, classes=[0, 1], random_state=0)
+    with pytest.warns(UserWarning, match="too few for a rule list"):
+        short.fit(X[:12], y[:12])
+    long = DPDecisionListClassifier(epsilon=2.0, classes=[0, 1], random_state=0).fit(X, y)
+    assert len(short.rules_) == 1 < len(long.rules_)
+    assert abs(long.n_samples_estimate_ - X.shape[0]) < 200  # noise scale 1/(0.05·2) = 10
+    # an explicit max_rules is the old fixed length: no count, K steps whatever n
+    for n in (200, 3000):
+        clf = DPDecisionListClassifier(epsilon=2.0, max_rules=4, classes=[0, 1],
+                                       random_state=0).fit(X[:n], y[:n])
+        assert len(clf.rules_) == 4 and clf.n_selections_ == 4
+        assert not hasattr(clf, "n_samples_estimate_")
 
 
 def test_net_cover_accounting():
     X, y = planted()
-    # ε = 4: 8 bounded-range rule steps + the ε̂/2 histogram through the accountant
-    clf = DPDecisionListClassifier(epsilon=4.0, classes=[0, 1], random_state=0).fit(X, y)
+    # ε = 4, K = 8: 8 bounded-range rule steps + the ε̂/2 histogram through the accountant
+    clf = DPDecisionListClassifier(epsilon=4.0, max_rules=8, classes=[0, 1],
+                                   random_state=0).fit(X, y)
     assert clf.accounting_ == "tight" and clf.step_epsilon_ > 1.01 * 4.0 / 8.5
     assert account(release_events(clf.step_epsilon_, 9)).epsilon(1e-6) <= 4.0
     assert clf.privacy_spent_ == (4.0, 1e-6)
     # "paper" (the prototype's accounting) and "basic": ε/(K + 1/2), pure
     for accounting in ("paper", "basic"):
-        clf = DPDecisionListClassifier(epsilon=4.0, accounting=accounting, classes=[0, 1],
-                                       random_state=0).fit(X, y)
+        clf = DPDecisionListClassifier(epsilon=4.0, max_rules=8, accounting=accounting,
+                                       classes=[0, 1], random_state=0).fit(X, y)
         assert clf.accounting_ == "basic" and clf.step_epsilon_ == pytest.approx(4.0 / 8.5)
         assert clf.privacy_spent_ == (4.0, 0.0)
+
+
+def test_automatic_length_accounting():
+    """The count pays ε·COUNT_SHARE, the list the rest: (ε, δ) in all (basic composition)."""
+    X, y = planted()
+    rest = 4.0 * (1 - COUNT_SHARE)
+    clf = DPDecisionListClassifier(epsilon=4.0, classes=[0, 1], random_state=0).fit(X, y)
+    k = len(clf.rules_)
+    assert clf.accounting_ == "tight" and clf.privacy_spent_ == (4.0, 1e-6)
+    assert account(release_events(clf.step_epsilon_, k + 1)).epsilon(1e-6) <= rest
+    clf = DPDecisionListClassifier(epsilon=4.0, accounting="basic", classes=[0, 1],
+                                   random_state=0).fit(X, y)
+    assert clf.privacy_spent_ == (4.0, 0.0)
+    assert clf.step_epsilon_ == pytest.approx(rest / (len(clf.rules_) + 0.5))
 
 
 def test_emcover_is_refused_for_the_net_cover_before_any_privacy_is_spent():

@@ -82,13 +82,15 @@ def test_roc_auc_with_public_thresholds_is_informative():
     from skdp.datasets import breast_cancer_public_bounds
 
     data = load_breast_cancer()
-    pipe = make_pipeline(
+    # Five seeds: since the length comes from a noisy count (issue 27) one seed's
+    # 3-fold mean spreads by ±0.03 (seed 0: 0.84); over 8 seeds the mean is 0.878,
+    # as with the former fixed two rules (0.876).
+    auc = [cross_val_score(make_pipeline(
         PublicBoundsBinarizer(bounds=breast_cancer_public_bounds(data.feature_names),
                               n_thresholds=3),
-        DPDecisionListClassifier(epsilon=1.0, classes=[0, 1], random_state=0),
-    )
-    auc = cross_val_score(pipe, data.data, data.target, cv=3, scoring="roc_auc")
-    assert auc.mean() > 0.85
+        DPDecisionListClassifier(epsilon=1.0, classes=[0, 1], random_state=seed),
+    ), data.data, data.target, cv=3, scoring="roc_auc").mean() for seed in range(5)]
+    assert np.mean(auc) > 0.85, auc
 
 
 # -- sample_weight ---------------------------------------------------------------------

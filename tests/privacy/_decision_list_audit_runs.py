@@ -3,7 +3,8 @@
 import numpy as np
 import scipy.sparse as sp
 
-from skdp.decision_list import DPDecisionListClassifier
+from skdp.decision_list import DPDecisionListClassifier, _net_cover
+from skdp.decision_list._thresholds import make_grid
 
 # D: each feature fires on one row of each label, and so do the rows no feature fires
 # on, so after any first rule the remaining labels tie. D′ adds a row no feature fires
@@ -23,6 +24,9 @@ def private_run(clf, X, y, rng, w=None):
     computed as ``fit`` computes it, the charge (a ledger write) is left out.
     """
     epsilon, delta = clf._check_privacy_params()
+    if clf._real_valued():  # raw values over the public grid (issue 27): dense, as fit has
+        X = np.asarray(X.todense() if sp.issparse(X) else X, dtype=np.float64)
+        clf._grid = make_grid(clf.bounds, clf.cuts, clf.cut_scale, X.shape[1])
     clf._release_plan = clf._plan(epsilon, delta, X.shape[1])
     clf._release(X, y, w, rng)
 
@@ -70,3 +74,26 @@ class TwiceEpsilon(DPDecisionListClassifier):
 
     def _plan(self, epsilon, delta, n_features):
         return super()._plan(2.0 * epsilon, delta, n_features)
+
+
+def lift_pair(n=600, m=40):
+    """Sharp for the lift score: D has n rows labelled 0, feature 0 fires on m of them;
+    D′ adds a row labelled 1 on which it fires. Label 1's rate is 0 in D, so the rule
+    (x0, 1) gains ≈ 1 − κ while (x0, 0), which holds most of the mass, loses ≈ 1: the
+    widest move the lemma allows (width 2 − κ)."""
+    X = np.zeros((n, 1), dtype=int)
+    X[:m] = 1
+    y = np.zeros(n, dtype=np.intp)
+    return (X, y), (np.vstack([X, [[1]]]), np.r_[y, 1])
+
+
+class LiftUnitWidth(DPDecisionListClassifier):
+    """Broken: samples the lift score ∝ exp(ε̂·q) (sensitivity 1/2, width 1), as if a
+    row moved a lift score by at most 1 in one direction — the lemma's width is 2 − κ."""
+
+    def _selector(self, step_epsilon, rng):
+        def select(scores, coverage):
+            return _net_cover.exponential_mechanism(scores, step_epsilon, sensitivity=0.5,
+                                                    monotonic=False, random_state=rng)
+
+        return select

@@ -65,7 +65,11 @@ def _leaves(clf, X, y, w=None):
             return choice
 
         def counts(rows, epsilon, sensitivity=1, random_state=None, released=released):
-            released["rows"], released["eps"] = np.array(rows), (epsilon, sensitivity)
+            # every discrete Laplace draw of the release, in order (the automatic length's
+            # row count, then the histogram): cells and their (ε, Δ), one per cell
+            flat = np.array(rows).ravel()
+            released["rows"] = np.r_[released.get("rows", np.empty(0, np.int64)), flat]
+            released["eps"] = [*released.get("eps", []), *[(epsilon, sensitivity)] * flat.size]
             return np.array(rows)
 
         try:
@@ -102,21 +106,23 @@ def exact_release_epsilon(clf, d0, d1, delta=0.0):
             continue
         if eps != eps1:
             raise AssertionError("the count noise must not depend on the data")
-        moved = np.flatnonzero(rows0.ravel() != rows1.ravel())
+        moved = np.flatnonzero(rows0 != rows1)
         if moved.size == 0:
             log_p.append(lp)
             log_q.append(lq)
             continue
         # every value the moved cells can take, within 40 noise scales of both centres
-        t, s = _rational_scale(eps[1] / eps[0])
-        spread = int(40 * t / s) + 2
-        grids = [np.arange(min(a, b) - spread, max(a, b) + spread + 1)
-                 for a, b in zip(rows0.ravel()[moved], rows1.ravel()[moved], strict=True)]
+        grids = []
+        for i in moved:
+            t, s = _rational_scale(eps[i][1] / eps[i][0])
+            spread = int(40 * t / s) + 2
+            grids.append(np.arange(min(rows0[i], rows1[i]) - spread,
+                                   max(rows0[i], rows1[i]) + spread + 1))
         mesh = np.meshgrid(*grids, indexing="ij")
-        a_part = sum(_dlap_log_pmf(m - c, *eps) for m, c in zip(
-            mesh, rows0.ravel()[moved], strict=True))
-        b_part = sum(_dlap_log_pmf(m - c, *eps) for m, c in zip(
-            mesh, rows1.ravel()[moved], strict=True))
+        a_part = sum(_dlap_log_pmf(m - rows0[i], *eps[i]) for m, i in zip(mesh, moved,
+                                                                          strict=True))
+        b_part = sum(_dlap_log_pmf(m - rows1[i], *eps[i]) for m, i in zip(mesh, moved,
+                                                                          strict=True))
         log_p.extend((lp + np.ravel(a_part)).tolist())
         log_q.extend((lq + np.ravel(b_part)).tolist())
     return exact_epsilon(np.array(log_p), np.array(log_q), delta)

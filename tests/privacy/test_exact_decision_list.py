@@ -10,17 +10,44 @@ the rule steps and the full noisy count matrix — is computed exactly
 enumerated instead of sampled) on the audits' pairs, for the honest estimator and for
 ``TwiceEpsilon`` (every step calibrated for 2ε, claiming ε). Computed values are in
 the comments; ``benchmarks/audit_power.py`` prints them in the docs' table.
+
+Issue 27's cases: the lift score on its own sharp pair (and a twin that takes its width
+as 1), threshold literals with a missing-value row, and the automatic length, whose
+noisy row count is enumerated with the histogram. The enumeration gives the count's
+exact value to the code that picks K, so it models K as fixed: true on these pairs
+(six or seven rows give K = 1 unless the count errs by hundreds), not a test of K's
+own dependence on the count, which is post-processing of the released count.
 """
 
 import numpy as np
 import pytest
-from _decision_list_audit_runs import D0, D1, TwiceEpsilon, private_sampler, sharp_pair
+from _decision_list_audit_runs import (
+    D0,
+    D1,
+    LiftUnitWidth,
+    TwiceEpsilon,
+    lift_pair,
+    private_sampler,
+    sharp_pair,
+)
 from _exact_decision_list import _leaves, exact_release_epsilon
 from scipy.stats import binomtest
 
 from skdp.decision_list import DPDecisionListClassifier
 
 SHARP = sharp_pair(30)
+
+
+def _real_pair():
+    """The sharp pair as raw values over a public grid (issue 27): D′'s extra row has
+    NaN where the sharp row has its 1s, so the "x_j is missing" literals of features
+    0..29 fire on it alone (and "x_j > 0.5" on D's four label-0 rows)."""
+    (X0, y0), (X1, y1) = SHARP
+    X1 = X1.astype(float)
+    X1[-1, :-1] = np.nan
+    return (X0.astype(float), y0), (X1, y1)
+
+
 CASES = {
     # (pair, estimator parameters, claimed (ε, δ))
     "net-cover-sharp": (SHARP, {"error_weight": 9.0}, (2.0, 0.0)),
@@ -28,15 +55,25 @@ CASES = {
     "net-cover-tight": (SHARP, {"error_weight": 9.0, "accounting": "tight"}, (2.0, 0.05)),
     "greedy-cover-sharp": (SHARP, {"algorithm": "greedy_cover", "accounting": "basic"},
                            (2.0, 0.0)),
+    # issue 27: the lift score, threshold literals with missing values, and the
+    # automatic length (its noisy row count enumerated with the histogram; on six rows
+    # the count gives K = 1 unless it is off by hundreds, mass < 1e-12 at ε = 0.1)
+    "lift-sharp": (lift_pair(), {"rule_score": "lift"}, (2.0, 0.0)),
+    "thresholds-missing": (_real_pair(), {"cuts": [0.5]}, (2.0, 0.0)),
+    "thresholds-net": (_real_pair(), {"cuts": [0.5], "rule_score": "net",
+                                      "error_weight": 9.0}, (2.0, 0.0)),
+    "auto-length": (SHARP, {"max_rules": None, "error_weight": 9.0}, (2.0, 0.0)),
 }
 
 
 def exact_case(name, cls):
     pair, params, (eps, delta) = CASES[name]
-    clf = cls(epsilon=eps, delta=delta, max_rules=1, **params)
+    params = {"max_rules": 1, **params}
+    clf = cls(epsilon=eps, delta=delta, **params)
     return exact_release_epsilon(clf, *pair, delta=delta), eps
 
 
+@pytest.mark.filterwarnings("ignore:.*too few for a rule list:UserWarning")
 @pytest.mark.parametrize("name", list(CASES))
 def test_exact_release_honest_and_twice_epsilon(name):
     honest, eps = exact_case(name, DPDecisionListClassifier)
@@ -45,6 +82,16 @@ def test_exact_release_honest_and_twice_epsilon(name):
     # tight 1.25 / 3.23 (at δ = 0.05), greedy cover 1.83 / 3.39
     assert honest <= eps + 1e-9, honest
     assert twin > eps, twin
+
+
+def test_exact_lift_width_twin():
+    """The lift lemma's width is 2 − κ: a twin sampling ∝ exp(ε̂·q) (width 1) leaks
+    2.92 > 2 on the lift pair, where the honest list leaks 1.91."""
+    eps, params = 2.0, {"delta": 0.0, "max_rules": 1, "rule_score": "lift"}
+    honest = exact_release_epsilon(DPDecisionListClassifier(epsilon=eps, **params),
+                                   *lift_pair())
+    twin = exact_release_epsilon(LiftUnitWidth(epsilon=eps, **params), *lift_pair())
+    assert honest <= eps + 1e-9 < twin, (honest, twin)
 
 
 def test_exact_distribution_is_what_the_estimator_samples():
@@ -60,5 +107,5 @@ def test_exact_distribution_is_what_the_estimator_samples():
             data, 1000, np.random.default_rng(11))
         hits = int((outs[:, 0] == star).sum())
         p_star = sum(np.exp(lp) for path, (lp, rows, _) in leaves.items()
-                     if rows[0].sum() == 0)  # f* covers no row: region 0 is empty
+                     if rows[:2].sum() == 0)  # f* covers no row: region 0 is empty
         assert binomtest(hits, outs.shape[0], p_star).pvalue > 1e-6, (hits, p_star)
