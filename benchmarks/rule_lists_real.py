@@ -417,6 +417,58 @@ def summary_lines(rows, eps=1.0):
     return lines
 
 
+def criteria_lines(rows, info):
+    """Issue 27's "done means" at ε = 1 (and 4 for digits), per skdp method: PASS/FAIL."""
+    def val(name, m, e, metric):
+        for r in rows:
+            if r["table"] == name and r["method"] == m and r["epsilon"] == e:
+                return r[f"{metric}_mean"]
+        return float("nan")
+
+    tables = list(dict.fromkeys(r["table"] for r in rows))
+    binary = [t for t in tables if info[t]["classes"] == 2]
+    lines = []
+    for m in (M_BIN, M_BOUNDS):
+        if not any(r["method"] == m for r in rows):
+            continue
+        checks = []
+        for t in binary:
+            own, dpl = val(t, m, 1.0, "auc"), val(t, M_DPL, 1.0, "auc")
+            if not np.isnan(dpl):
+                checks.append((own >= dpl - 0.02, f"{t}: AUC {own:.3f} ≥ diffprivlib "
+                                                  f"{dpl:.3f} − 0.02"))
+            lr = val(t, M_LR, "", "auc")
+            if lr >= 0.75:
+                checks.append((own > 0.55, f"{t}: not constant (AUC {own:.3f} > 0.55; LR "
+                                           f"{lr:.3f})"))
+            pos = info[t]["positive_rate"]
+            if pos and float(pos) <= 0.10 and lr >= 0.9:
+                checks.append((own >= 0.85, f"{t}: imbalanced AUC {own:.3f} ≥ 0.85"))
+        means = {k: np.nanmean([val(t, k, 1.0, "auc") for t in binary])
+                 for k in (m, M_DPL, M_EBM)}
+        if not np.isnan(means[M_DPL]):
+            checks.append((means[m] > means[M_DPL], f"mean binary AUC {means[m]:.3f} > "
+                                                    f"diffprivlib's {means[M_DPL]:.3f}"))
+        if not np.isnan(means[M_EBM]):
+            checks.append((means[m] >= means[M_EBM] - 0.03, f"mean binary AUC "
+                           f"{means[m]:.3f} ≥ DP-EBM's {means[M_EBM]:.3f} − 0.03"))
+        if "planted-5-rules" in tables:
+            own = val("planted-5-rules", m, 1.0, "acc")
+            ref = val("planted-5-rules", M_GREEDY, "", "acc")
+            checks.append((own >= ref - 0.02, f"planted: accuracy {own:.3f} ≥ non-private "
+                                              f"list {ref:.3f} − 0.02"))
+        if "breast_cancer" in tables:
+            own = val("breast_cancer", m, 1.0, "acc")
+            checks.append((own >= 0.90, f"breast_cancer: accuracy {own:.3f} ≥ 0.90"))
+        if "digits" in tables and not np.isnan(val("digits", m, 4.0, "acc")):
+            own = val("digits", m, 4.0, "acc")
+            checks.append((own > 0.5, f"digits: accuracy {own:.3f} > 0.5 at ε = 4"))
+        passed = sum(ok for ok, _ in checks)
+        lines.append(f"**{m}**: {passed} of {len(checks)} pass. " + "; ".join(
+            f"{'PASS' if ok else 'FAIL'} {text}" for ok, text in checks))
+    return lines
+
+
 # ------------------------------------------------------------------ speed
 def speed_rows(quick):
     n, d = (20_000, 100) if quick else (100_000, 100)
@@ -518,6 +570,9 @@ def main():
                      + markdown_table(wide_rows(rows, metric, epsilons), cols) + "\n")
     extra.append("\n## Summary at ε = 1 (ROC AUC / accuracy)\n\n"
                  + "\n".join(f"- {line}" for line in summary_lines(rows)) + "\n")
+    criteria = criteria_lines(rows, info)
+    extra.append("\n## Issue 27's targets at ε = 1 (ROC AUC and accuracy from the tables "
+                 "above)\n\n" + "\n".join(f"- {line}" for line in criteria) + "\n")
     if not args.skip_speed:
         speed = speed_rows(args.quick)
         scols = {"data": "data", "method": "method", "fit_s": "fit (s)",
@@ -541,7 +596,8 @@ def main():
         with open(args.notes, "a", encoding="utf-8") as fh:
             fh.write(f"- rulebench ({stamp}): rule_lists_real.py vs {skdp_version_note()}; "
                      f"ε=1 test ROC AUC/accuracy, mean of {n_seeds} splits — "
-                     + "; ".join(summary_lines(rows)) + "\n")
+                     + "; ".join(summary_lines(rows)) + ". Targets: "
+                     + " ".join(criteria) + "\n")
     print(f"total {time.perf_counter() - t0:.0f} s", file=sys.stderr)
 
 
