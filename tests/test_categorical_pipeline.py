@@ -1,4 +1,4 @@
-"""Categorical columns in a private pipeline: public category lists, never the data's.
+"""Categorical columns and missing values in a private pipeline: public choices only.
 
 The documented way (docs/user_guide/tabular.rst) is scikit-learn's
 ``OneHotEncoder(categories=<public lists>, handle_unknown="ignore")`` in a
@@ -6,8 +6,13 @@ The documented way (docs/user_guide/tabular.rst) is scikit-learn's
 :class:`~skdp.decision_list.DPDecisionListClassifier`. These tests pin down why that is
 private (the fitted encoder and its output do not depend on which categories the rows
 contain) and why the alternatives are not (``categories="auto"`` and ``min_frequency``
-release facts about the rows; ``handle_unknown="error"`` prints a data value).
+release facts about the rows; ``handle_unknown="error"`` prints a data value). The same
+for missing values: a constant fill with ``keep_empty_features=True`` plus
+``MissingIndicator(features="all")`` is public, while a median fill, ``add_indicator=True``
+and a constant fill that drops all-missing columns each release something about the rows.
 """
+
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -15,7 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.compose import ColumnTransformer
-from sklearn.pipeline import make_pipeline
+from sklearn.impute import MissingIndicator, SimpleImputer
+from sklearn.pipeline import make_pipeline, make_union
 from sklearn.preprocessing import OneHotEncoder
 
 from skdp.decision_list import DPDecisionListClassifier
@@ -134,3 +140,74 @@ def test_handle_unknown_error_prints_the_value():
     frame = pd.DataFrame({"contract": ["SECRET-tariff"]})
     with pytest.raises(ValueError, match="SECRET-tariff"):
         OneHotEncoder(categories=[CONTRACTS]).fit(frame)
+
+
+# ----------------------------------------------------------------- missing values
+def _public_fill(fill_value):
+    """The documented recipe: a public constant, every column kept, a flag per column."""
+    return make_union(
+        SimpleImputer(strategy="constant", fill_value=fill_value, keep_empty_features=True),
+        MissingIndicator(features="all"),
+    )
+
+
+def _neighbours_with_an_all_missing_column():
+    """Two tables one row apart; in the second, column 1 is missing in every row."""
+    X = np.array([[1.0, 20.0, 3.0], [4.0, np.nan, np.nan], [7.0, np.nan, 9.0]])
+    neighbour = X.copy()
+    neighbour[0, 1] = np.nan
+    return X, neighbour
+
+
+def test_public_fill_has_the_same_shape_and_state_on_neighbours():
+    X, neighbour = _neighbours_with_an_all_missing_column()
+    a, b = _public_fill(0.0).fit(X), _public_fill(0.0).fit(neighbour)
+    probe = np.array([[5.0, np.nan, 1.0]])
+    np.testing.assert_array_equal(a.transform(probe), b.transform(probe))
+    assert a.transform(X).shape == b.transform(neighbour).shape == (3, 6)
+
+
+def test_constant_fill_without_keep_empty_features_drops_a_column_the_rows_chose():
+    X, neighbour = _neighbours_with_an_all_missing_column()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Skipping features", UserWarning)
+        widths = {SimpleImputer(strategy="constant", fill_value=0.0).fit_transform(f).shape[1]
+                  for f in (X, neighbour)}
+    assert widths == {2, 3}
+
+
+def test_add_indicator_and_missing_only_release_which_columns_had_missing_values():
+    X = np.array([[1.0, 2.0], [np.nan, 4.0]])
+    neighbour = np.array([[1.0, np.nan], [np.nan, 4.0]])
+    assert [MissingIndicator().fit(f).features_.tolist() for f in (X, neighbour)] == [
+        [0], [0, 1]]
+    widths = {SimpleImputer(strategy="constant", fill_value=0.0, add_indicator=True)
+              .fit_transform(f).shape[1] for f in (X, neighbour)}
+    assert widths == {3, 4}
+
+
+def test_median_fill_releases_a_median_of_the_rows():
+    X = np.array([[1.0], [2.0], [np.nan], [10.0]])
+    neighbour = X.copy()
+    neighbour[0, 0] = 50.0  # one row changed
+    medians = [SimpleImputer(strategy="median").fit(f).statistics_[0] for f in (X, neighbour)]
+    assert medians == [2.0, 10.0]
+
+
+def test_pipeline_with_public_fill_learns_with_missing_values():
+    """NaN in a numeric column: public fill + flag → binarizer → private list."""
+    rng = np.random.default_rng(4)
+    X, y = _churn(rng, 3000)
+    X_test, y_test = _churn(rng, 1000)
+    for frame in (X, X_test):
+        frame.loc[rng.random(len(frame)) < 0.2, "tenure"] = np.nan
+    features = ColumnTransformer([
+        ("categories", _encoder(), ["contract", "payment"]),
+        ("tenure", make_pipeline(
+            _public_fill(0.0),
+            PublicBoundsBinarizer(bounds=[TENURE_BOUNDS[0], (0.0, 1.0)], n_thresholds=3),
+        ), ["tenure"]),
+    ])
+    model = make_pipeline(features, DPDecisionListClassifier(
+        epsilon=4.0, classes=[0, 1], random_state=2)).fit(X, y)
+    assert model.score(X_test, y_test) >= 0.9
