@@ -12,7 +12,9 @@ for missing values: a constant fill with ``keep_empty_features=True`` plus
 and a constant fill that drops all-missing columns each release something about the rows.
 """
 
+import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -211,3 +213,23 @@ def test_pipeline_with_public_fill_learns_with_missing_values():
     model = make_pipeline(features, DPDecisionListClassifier(
         epsilon=4.0, classes=[0, 1], random_state=2)).fit(X, y)
     assert model.score(X_test, y_test) >= 0.9
+
+
+def test_the_tabular_guide_code_runs():
+    """docs/user_guide/tabular.rst's code blocks, in order, on a churn-like frame."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "tabular.rst"
+            ).read_text(encoding="utf-8")
+    blocks = re.findall(r"\.\. code-block:: python\n\n((?:   .*\n|\n)+)", text)
+    assert len(blocks) == 3
+    rng = np.random.default_rng(5)
+    X, y = _churn(rng, 500)
+    frame = X.rename(columns={"payment": "payment_method"})
+    frame["monthly_charges"] = np.where(rng.random(500) < 0.1, np.nan, 60.0)
+    frame["total_charges"] = frame["tenure"] * 60.0
+    namespace = {"frame": frame, "y": y}
+    for block in blocks:
+        code = "\n".join(line[3:] for line in block.splitlines())
+        exec(compile(code, "docs/user_guide/tabular.rst", "exec"), namespace)
+    assert namespace["model"].predict(frame).shape == (500,)
+    filled = namespace["charges"].fit_transform(frame[namespace["MAY_BE_MISSING"]])
+    assert filled.shape[0] == 500 and not np.isnan(filled).any()
