@@ -197,6 +197,9 @@ def fit_score(make, X, y, tr, te, classes, fit_warnings):
             fit_warnings.add(text)
     res = scores(y[te], _proba_in_class_order(model, X[te], classes), classes)
     res["fit_s"] = fit_s
+    final = model[-1] if hasattr(model, "steps") else model
+    if hasattr(final, "rules_"):
+        res["n_rules"] = len(final.rules_)
     return res
 
 
@@ -325,7 +328,7 @@ def long_rows(all_cells, table_info):
             errors = sorted({c["error"] for c in cell if "error" in c})
             row = {"table": name, **table_info[name], "method": m,
                    "epsilon": "" if eps is None else eps, "n_seeds": len(cell)}
-            for metric in ("auc", "ap", "acc", "fit_s"):
+            for metric in ("auc", "ap", "acc", "fit_s", "n_rules"):
                 row[f"{metric}_mean"] = _mean(cell, metric)
                 row[f"{metric}_sd"] = _sd(cell, metric)
             picks = sorted({c["pick"] for c in cell if "pick" in c})
@@ -342,7 +345,7 @@ def wide_rows(rows, metric, epsilons):
             index[key] = {"table": r["table"], "method": r["method"]}
             out.append(index[key])
         v = r[f"{metric}_mean"]
-        text = "—" if np.isnan(v) else f"{v:.3f}"
+        text = "—" if np.isnan(v) else f"{v:.1f}" if metric == "n_rules" else f"{v:.3f}"
         if r["method"] == M_DPL and r["note"]:
             text += f" ({r['note'].removeprefix('picked ')[:2]})"
         col = "non-private" if r["epsilon"] == "" else f"eps={r['epsilon']:g}"
@@ -581,6 +584,9 @@ def main():
     for metric, title in (("ap", "average precision"), ("acc", "accuracy")):
         extra.append(f"\n## Test {title} vs ε\n\n"
                      + markdown_table(wide_rows(rows, metric, epsilons), cols) + "\n")
+    listed = [r for r in rows if not np.isnan(r["n_rules_mean"])]
+    extra.append("\n## Rules in the fitted list (mean over splits)\n\n"
+                 + markdown_table(wide_rows(listed, "n_rules", epsilons), cols) + "\n")
     extra.append("\n## Summary at ε = 1 (ROC AUC / accuracy)\n\n"
                  + "\n".join(f"- {line}" for line in summary_lines(rows)) + "\n")
     criteria = criteria_lines(rows, info)
