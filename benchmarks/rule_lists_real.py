@@ -383,6 +383,8 @@ def plot_auc(rows, epsilons):
                 if v:
                     ax.axhline(v[0], ls="--", lw=1, color=color, label=m)
             ax.set_xscale("log")
+            ax.set_xticks(list(epsilons), [f"{e:g}" for e in epsilons])
+            ax.minorticks_off()
             ax.set_title(name, fontsize=9)
             ax.set_xlabel("ε")
             ax.set_ylabel("test ROC AUC")
