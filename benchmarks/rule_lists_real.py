@@ -522,7 +522,11 @@ def speed_rows(quick):
 def skdp_version_note():
     try:
         commit = subprocess.run(["git", "-C", str(SKDP_PATH), "log", "-1", "--format=%h %s"],
-                                capture_output=True, text=True).stdout.strip()[:70]
+                                capture_output=True, text=True).stdout.strip()[:60]
+        dirty = subprocess.run(["git", "-C", str(SKDP_PATH), "status", "--porcelain", "skdp"],
+                               capture_output=True, text=True).stdout.strip()
+        if dirty:
+            commit += f" + uncommitted changes in {len(dirty.splitlines())} skdp files"
     except OSError:
         commit = "?"
     return f"skdp {skdp.__version__} from {SKDP_PATH} ({commit}); bounds= path: {HAS_BOUNDS}"
