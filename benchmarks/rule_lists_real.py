@@ -1,6 +1,6 @@
 """Benchmark (issue 27): private rule lists on real-valued tables vs the private models users pick.
 
-``python benchmarks/rule_lists_real.py`` (full: 6 tables × ε ∈ {0.5, 1, 2, 4, 8} × 3 seeds)
+``python benchmarks/rule_lists_real.py`` (full: 6 tables × ε ∈ {0.5, 1, 2, 4, 8} × 5 seeds)
 or ``--quick`` (2 seeds, ε ∈ {1, 4}, smaller digits; a few minutes). Writes
 ``benchmarks/results/rule_lists_real.{csv,md,png}`` (+ ``rule_lists_real_speed.csv``).
 
@@ -33,7 +33,8 @@ Methods, all fitted on the same stratified 70/30 split per seed, side by side:
 Metrics: ROC AUC (one-vs-rest macro for multiclass), average precision (macro over
 classes for multiclass), accuracy; mean ± sd over seeds. Side-virtualenv results do not
 depend on skdp and are cached (``--cache``), so re-running against another skdp tree
-(``--skdp-path /work/wt-rulelist`` or ``$SKDP_PATH``) only refits skdp.
+(``--skdp-path /work/wt-rulelist`` or ``$SKDP_PATH``; ``$SKDP_LABEL`` names it in the
+report when it is not a git checkout) only refits skdp.
 ``--notes FILE`` appends the ε = 1 summary (per table: skdp vs diffprivlib best vs
 DP-EBM vs non-private LR) to FILE. The speed case times the fit at 10⁵ × 100 numeric
 features against DecisionTree(max_depth=10).
@@ -42,6 +43,7 @@ features against DecisionTree(max_depth=10).
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -392,7 +394,7 @@ def plot_auc(rows, epsilons):
             ax.axis("off")
         axes[0].legend(fontsize=7, loc="lower right")
         fig.tight_layout()
-        fig.savefig(path, dpi=100)
+        fig.savefig(path, dpi=90)
         plt.close(fig)
 
     return plot
@@ -520,6 +522,9 @@ def speed_rows(quick):
 
 # ------------------------------------------------------------------ main
 def skdp_version_note():
+    label = os.environ.get("SKDP_LABEL")  # e.g. "branch rulelist at efbac3e" for an export
+    if label:
+        return f"skdp {skdp.__version__} from {label}; bounds= path: {HAS_BOUNDS}"
     try:
         commit = subprocess.run(["git", "-C", str(SKDP_PATH), "log", "-1", "--format=%h %s"],
                                 capture_output=True, text=True).stdout.strip()[:60]
@@ -536,7 +541,7 @@ def main():
     parser = make_parser(__doc__.splitlines()[0])
     parser.add_argument("--skdp-path", default=None,
                         help="import skdp from this tree (also $SKDP_PATH)")
-    parser.add_argument("--seeds", type=int, default=None, help="splits (default 3; quick 2)")
+    parser.add_argument("--seeds", type=int, default=None, help="splits (default 5; quick 2)")
     parser.add_argument("--epsilons", type=float, nargs="+", default=None)
     parser.add_argument("--tables", nargs="+", default=None, help="subset of table names")
     parser.add_argument("--no-side", action="store_true", help="skip diffprivlib and DP-EBM")
@@ -551,7 +556,7 @@ def main():
     out = output_dir(args)
     if args.speed_only:
         return write_speed(out, speed_rows(args.quick))
-    n_seeds = args.seeds or (2 if args.quick else 3)
+    n_seeds = args.seeds or (2 if args.quick else 5)
     epsilons = tuple(args.epsilons or (QUICK_EPSILONS if args.quick else EPSILONS))
     t0 = time.perf_counter()
     all_cells, info, notes, fit_warnings = {}, {}, [skdp_version_note()], {}
@@ -571,8 +576,13 @@ def main():
     rows = long_rows(all_cells, info)
     for name, warned in fit_warnings.items():
         for m, texts in warned.items():
+            # one line per kind of warning (the figures in it vary from fit to fit)
+            kinds = {}
             for text in sorted(texts):
-                notes.append(f"warning at fit ({name}, {m}): {text}")
+                kinds.setdefault(re.sub(r"[0-9.]+", "#", text), []).append(text)
+            for same in kinds.values():
+                more = f" (and {len(same) - 1} more like it)" if len(same) > 1 else ""
+                notes.append(f"warning at fit ({name}, {m}): {same[0]}{more}")
     notes += [
         f"mean over {n_seeds} stratified 70/30 splits; δ = {DELTA:g} for every private "
         "model; the diffprivlib cell is the best of its LR / GaussianNB / RandomForest per "
