@@ -58,7 +58,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._input import validate_data
 from .._labels import resolve_classes
+from .._multiclass import OneVsRestMixin
 from .._validation import check_public_bounds, clip_to_unit
+from ._horizon import DEFAULT_STREAM_HORIZON
 
 if TYPE_CHECKING:
     from sklearn.utils import Tags
@@ -83,7 +85,7 @@ def softmax(scores: NDArray[np.float64]) -> NDArray[np.float64]:
     return w
 
 
-class MultiplicativeWeightsMixin:
+class _BinaryMultiplicativeWeights:
     """Binary online classifier with (normalised) multiplicative weights.
 
     Subclasses implement ``_scan(margins, ys, X, start)`` returning the index (in
@@ -203,6 +205,8 @@ class MultiplicativeWeightsMixin:
 
     # ----------------------------------------------------------------- fitting
     def _fit_block(self, X, y, classes, *, from_fit):
+        if self._ovr_dispatch(y, classes, from_fit):  # C > 2 labels: skdp._multiclass
+            return self._ovr_fit(X, y, classes, from_fit=from_fit)
         first_call = from_fit or not hasattr(self, "classes_")
         if first_call and not from_fit and classes is None and getattr(
                 self, "classes", None) is None:
@@ -248,7 +252,8 @@ class MultiplicativeWeightsMixin:
             Features, clipped to the public ``bounds`` and mapped onto [−1, 1]
             (binarized at ``binarize`` for the decision-list learner).
         y : array-like of shape (n_samples,)
-            Two class labels.
+            Two class labels, or C > 2 learnt one-vs-rest (C internal binary copies
+            on the same rows; see :mod:`skdp._multiclass` for how ε is split).
 
         Returns
         -------
@@ -268,9 +273,9 @@ class MultiplicativeWeightsMixin:
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-        classes : array-like of shape (2,), optional
-            Both labels; required on the first call unless the estimator's
-            ``classes`` parameter (private learners) gives them.
+        classes : array-like of shape (n_classes,), optional
+            Every label (two, or C > 2: one-vs-rest); required on the first call
+            unless the estimator's ``classes`` parameter (private learners) gives them.
 
         Returns
         -------
@@ -342,6 +347,20 @@ class MultiplicativeWeightsMixin:
     def __sklearn_tags__(self) -> Tags:
         # A mixin: ClassifierMixin/BaseEstimator follow it in the MRO.
         tags = super().__sklearn_tags__()  # type: ignore[misc]
-        tags.classifier_tags.multi_class = False
         tags.input_tags.sparse = False
         return tags
+
+
+class MultiplicativeWeightsMixin(OneVsRestMixin, _BinaryMultiplicativeWeights):
+    """The Winnow family's base: binary multiplicative weights, and C > 2 labels by
+    internal one-vs-rest (:mod:`skdp._multiclass`). Place it before ``ClassifierMixin``."""
+
+    def _ovr_check(self, template, X, y01, from_fit):
+        # What the copies' first block checks before they charge, run once on a
+        # throwaway copy before the C-class learner pays: the block itself, then (the
+        # private learners) the parameters sized to the horizon, and the horizon.
+        X, _, _ = template._validate_block(X, y01, [0, 1], True)
+        if hasattr(template, "_resolve_parameters"):
+            horizon = template.n_rounds or (X.shape[0] if from_fit else DEFAULT_STREAM_HORIZON)
+            template._resolve_parameters(X.shape[1], horizon)
+            template._check_horizon(0, X.shape[0], horizon)
