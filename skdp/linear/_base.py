@@ -51,6 +51,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
@@ -127,14 +128,27 @@ class _BinaryMultiplicativeWeights:
 
     def _transform_input(self, X):
         """Map validated input to the [−1, 1] features Winnow sees (hook): clip to the
-        public bounds, then scale them onto [−1, 1]. Data-independent."""
+        public bounds, then scale them onto [−1, 1]. Data-independent. A CSR matrix
+        stays sparse: only its stored values are mapped (see :meth:`_sparse_ok`)."""
+        if sp.issparse(X):
+            return _clip_sparse_to_unit(X, *self.bounds_, type(self).__name__)
         return clip_to_unit(X, *self.bounds_)
+
+    def _sparse_ok(self):
+        """Whether X may be a scipy.sparse matrix: with the family's own input map,
+        which sends 0 to 0 under bounds symmetric around 0 (a subclass with another
+        map, e.g. the decision-list embedding, takes dense X only)."""
+        return type(self)._transform_input is _BinaryMultiplicativeWeights._transform_input
 
     def _validate_block(self, X, y, classes, first_call):
         X, y = validate_data(
             self, X, y, reset=first_call, dtype=[np.float64, np.float32],
-            accept_sparse=False, ensure_min_samples=1,
+            accept_sparse="csr" if self._sparse_ok() else False, ensure_min_samples=1,
         )
+        if sp.issparse(X):
+            # csr_matrix, not csr_array: X[i] is then a 1 × d CSR row (an array's is a
+            # 1-d COO) for _accumulate; shares the data, no copy.
+            X = sp.csr_matrix(X)
         classes_ = resolve_classes(self, y, classes, first_call=first_call)
         if first_call:
             self.bounds_ = self._resolve_bounds(X.shape[1])
@@ -162,9 +176,14 @@ class _BinaryMultiplicativeWeights:
         return self._scores.copy()
 
     def _accumulate(self, x, y):
-        """S += ŷ·û for the update example (x̂, ŷ); the doubled half follows."""
-        d = x.shape[0]
-        self._scores[:d] += y * x
+        """S += ŷ·û for the update example (x̂, ŷ); the doubled half follows. A sparse
+        row (1 × d CSR) touches its stored coordinates only: O(nnz), not O(d)."""
+        if sp.issparse(x):
+            d = x.shape[1]
+            np.add.at(self._scores, x.indices, y * x.data)  # add.at: repeated indices add up
+        else:
+            d = x.shape[0]
+            self._scores[:d] += y * x
         if self.fit_intercept:
             self._scores[d] += y
 
@@ -248,9 +267,11 @@ class _BinaryMultiplicativeWeights:
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Features, clipped to the public ``bounds`` and mapped onto [−1, 1]
-            (binarized at ``binarize`` for the decision-list learner).
+            (binarized at ``binarize`` for the decision-list learner, which takes
+            dense X only). A scipy.sparse matrix is never densified (work per update
+            is O(nonzeros)); it needs ``bounds`` symmetric around 0, which map 0 to 0.
         y : array-like of shape (n_samples,)
             Two class labels, or C > 2 learnt one-vs-rest (C internal binary copies
             on the same rows; see :mod:`skdp._multiclass` for how ε is split).
@@ -299,7 +320,8 @@ class _BinaryMultiplicativeWeights:
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32],
+                          accept_sparse="csr" if self._sparse_ok() else False)
         X = self._transform_input(X)
         return self._margins(X)
 
@@ -347,8 +369,28 @@ class _BinaryMultiplicativeWeights:
     def __sklearn_tags__(self) -> Tags:
         # A mixin: ClassifierMixin/BaseEstimator follow it in the MRO.
         tags = super().__sklearn_tags__()  # type: ignore[misc]
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = self._sparse_ok()
         return tags
+
+
+def _clip_sparse_to_unit(X, lower, upper, name):
+    """:func:`~skdp._validation.clip_to_unit` on the stored values of a CSR matrix.
+
+    The [lower, upper] → [−1, 1] map sends 0 to 0 exactly when lower = −upper (then
+    2·(0 + h)/(2h) − 1 = 0 in floating point too), so under such bounds the unstored
+    zeros need no work and the result is the dense map's, value for value. Other
+    bounds would fill every zero: refused (this check reads only the public bounds).
+    """
+    if not np.array_equal(lower, -upper):
+        raise ValueError(
+            f"{name}: sparse X needs public bounds symmetric around 0 (lower = -upper, "
+            "e.g. bounds=(-c, c) for counts in [0, c]), so that zeros stay zeros when "
+            "features are mapped onto [-1, 1]; pass such bounds, or densify X "
+            "(X.toarray()) to use these.")
+    X = X.copy()
+    cols = X.indices
+    X.data = clip_to_unit(X.data, lower[cols], upper[cols])
+    return X
 
 
 class MultiplicativeWeightsMixin(OneVsRestMixin, _BinaryMultiplicativeWeights):
