@@ -32,6 +32,12 @@ from .exceptions import PrivacyLeakWarning
 __all__ = ["check_labels_in", "resolve_classes"]
 
 _NOT_IN_CLASSES = "y contains labels not in classes"
+# What a binary-only learner's refusal of C > 2 labels tells the user to do instead.
+_MULTICLASS_FIX = (
+    "For more than 2 labels use a multiclass skdp classifier: the decision lists "
+    "(natively), the Winnow family or the online learners (one-vs-rest inside, ε split "
+    "by the optimal composition theorem); the API page's multiclass column lists them. "
+    "Or binarize the labels (one class against the rest).")
 _SKIP_DIRS = tuple(
     os.path.dirname(str(m.__file__)) + os.sep for m in (sys.modules[__name__], sklearn)
 )
@@ -107,7 +113,8 @@ def resolve_classes(estimator: Any, y: ArrayLike, classes: Any = None, *,
         found = _public(public)
         if binary and found.size != 2:
             raise ValueError(f"Only binary classification is supported by {name}: "
-                             f"classes must hold exactly 2 labels, got {found.size}.")
+                             f"classes must hold exactly 2 labels, got {found.size}. "
+                             f"{_MULTICLASS_FIX}")
         if found.size < 2:
             raise ValueError(f"{name}: classes must hold at least 2 labels, got "
                              f"{found.size}.")
@@ -118,7 +125,7 @@ def resolve_classes(estimator: Any, y: ArrayLike, classes: Any = None, *,
     found = unique_labels(y)
     if binary and found.size > 2:
         raise ValueError(f"Only binary classification is supported by {name}; y has "
-                         "more than 2 labels. Pass the label set as classes=.")
+                         f"more than 2 labels. {_MULTICLASS_FIX}")
     if binary and found.size < 2:
         raise ValueError(f"Classifier can't train when only one class is present: {name} "
                          "reads its label set from y unless it is given as classes=[a, b].")

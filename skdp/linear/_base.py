@@ -51,6 +51,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
@@ -58,7 +59,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._input import validate_data
 from .._labels import resolve_classes
+from .._multiclass import OneVsRestMixin
 from .._validation import check_public_bounds, clip_to_unit
+from ._horizon import DEFAULT_STREAM_HORIZON
 
 if TYPE_CHECKING:
     from sklearn.utils import Tags
@@ -83,7 +86,7 @@ def softmax(scores: NDArray[np.float64]) -> NDArray[np.float64]:
     return w
 
 
-class MultiplicativeWeightsMixin:
+class _BinaryMultiplicativeWeights:
     """Binary online classifier with (normalised) multiplicative weights.
 
     Subclasses implement ``_scan(margins, ys, X, start)`` returning the index (in
@@ -125,14 +128,27 @@ class MultiplicativeWeightsMixin:
 
     def _transform_input(self, X):
         """Map validated input to the [−1, 1] features Winnow sees (hook): clip to the
-        public bounds, then scale them onto [−1, 1]. Data-independent."""
+        public bounds, then scale them onto [−1, 1]. Data-independent. A CSR matrix
+        stays sparse: only its stored values are mapped (see :meth:`_sparse_ok`)."""
+        if sp.issparse(X):
+            return _clip_sparse_to_unit(X, *self.bounds_, type(self).__name__)
         return clip_to_unit(X, *self.bounds_)
+
+    def _sparse_ok(self):
+        """Whether X may be a scipy.sparse matrix: with the family's own input map,
+        which sends 0 to 0 under bounds symmetric around 0 (a subclass with another
+        map, e.g. the decision-list embedding, takes dense X only)."""
+        return type(self)._transform_input is _BinaryMultiplicativeWeights._transform_input
 
     def _validate_block(self, X, y, classes, first_call):
         X, y = validate_data(
             self, X, y, reset=first_call, dtype=[np.float64, np.float32],
-            accept_sparse=False, ensure_min_samples=1,
+            accept_sparse="csr" if self._sparse_ok() else False, ensure_min_samples=1,
         )
+        if sp.issparse(X):
+            # csr_matrix, not csr_array: X[i] is then a 1 × d CSR row (an array's is a
+            # 1-d COO) for _accumulate; shares the data, no copy.
+            X = sp.csr_matrix(X)
         classes_ = resolve_classes(self, y, classes, first_call=first_call)
         if first_call:
             self.bounds_ = self._resolve_bounds(X.shape[1])
@@ -160,9 +176,14 @@ class MultiplicativeWeightsMixin:
         return self._scores.copy()
 
     def _accumulate(self, x, y):
-        """S += ŷ·û for the update example (x̂, ŷ); the doubled half follows."""
-        d = x.shape[0]
-        self._scores[:d] += y * x
+        """S += ŷ·û for the update example (x̂, ŷ); the doubled half follows. A sparse
+        row (1 × d CSR) touches its stored coordinates only: O(nnz), not O(d)."""
+        if sp.issparse(x):
+            d = x.shape[1]
+            np.add.at(self._scores, x.indices, y * x.data)  # add.at: repeated indices add up
+        else:
+            d = x.shape[0]
+            self._scores[:d] += y * x
         if self.fit_intercept:
             self._scores[d] += y
 
@@ -203,6 +224,8 @@ class MultiplicativeWeightsMixin:
 
     # ----------------------------------------------------------------- fitting
     def _fit_block(self, X, y, classes, *, from_fit):
+        if self._ovr_dispatch(y, classes, from_fit):  # C > 2 labels: skdp._multiclass
+            return self._ovr_fit(X, y, classes, from_fit=from_fit)
         first_call = from_fit or not hasattr(self, "classes_")
         if first_call and not from_fit and classes is None and getattr(
                 self, "classes", None) is None:
@@ -244,11 +267,14 @@ class MultiplicativeWeightsMixin:
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Features, clipped to the public ``bounds`` and mapped onto [−1, 1]
-            (binarized at ``binarize`` for the decision-list learner).
+            (binarized at ``binarize`` for the decision-list learner, which takes
+            dense X only). A scipy.sparse matrix is never densified (work per update
+            is O(nonzeros)); it needs ``bounds`` symmetric around 0, which map 0 to 0.
         y : array-like of shape (n_samples,)
-            Two class labels.
+            Two class labels, or C > 2 learnt one-vs-rest (C internal binary copies
+            on the same rows; see :mod:`skdp._multiclass` for how ε is split).
 
         Returns
         -------
@@ -268,9 +294,9 @@ class MultiplicativeWeightsMixin:
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-        classes : array-like of shape (2,), optional
-            Both labels; required on the first call unless the estimator's
-            ``classes`` parameter (private learners) gives them.
+        classes : array-like of shape (n_classes,), optional
+            Every label (two, or C > 2: one-vs-rest); required on the first call
+            unless the estimator's ``classes`` parameter (private learners) gives them.
 
         Returns
         -------
@@ -294,7 +320,8 @@ class MultiplicativeWeightsMixin:
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32],
+                          accept_sparse="csr" if self._sparse_ok() else False)
         X = self._transform_input(X)
         return self._margins(X)
 
@@ -342,6 +369,40 @@ class MultiplicativeWeightsMixin:
     def __sklearn_tags__(self) -> Tags:
         # A mixin: ClassifierMixin/BaseEstimator follow it in the MRO.
         tags = super().__sklearn_tags__()  # type: ignore[misc]
-        tags.classifier_tags.multi_class = False
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = self._sparse_ok()
         return tags
+
+
+def _clip_sparse_to_unit(X, lower, upper, name):
+    """:func:`~skdp._validation.clip_to_unit` on the stored values of a CSR matrix.
+
+    The [lower, upper] → [−1, 1] map sends 0 to 0 exactly when lower = −upper (then
+    2·(0 + h)/(2h) − 1 = 0 in floating point too), so under such bounds the unstored
+    zeros need no work and the result is the dense map's, value for value. Other
+    bounds would fill every zero: refused (this check reads only the public bounds).
+    """
+    if not np.array_equal(lower, -upper):
+        raise ValueError(
+            f"{name}: sparse X needs public bounds symmetric around 0 (lower = -upper, "
+            "e.g. bounds=(-c, c) for counts in [0, c]), so that zeros stay zeros when "
+            "features are mapped onto [-1, 1]; pass such bounds, or densify X "
+            "(X.toarray()) to use these.")
+    X = X.copy()
+    cols = X.indices
+    X.data = clip_to_unit(X.data, lower[cols], upper[cols])
+    return X
+
+
+class MultiplicativeWeightsMixin(OneVsRestMixin, _BinaryMultiplicativeWeights):
+    """The Winnow family's base: binary multiplicative weights, and C > 2 labels by
+    internal one-vs-rest (:mod:`skdp._multiclass`). Place it before ``ClassifierMixin``."""
+
+    def _ovr_check(self, template, X, y01, from_fit):
+        # What the copies' first block checks before they charge, run once on a
+        # throwaway copy before the C-class learner pays: the block itself, then (the
+        # private learners) the parameters sized to the horizon, and the horizon.
+        X, _, _ = template._validate_block(X, y01, [0, 1], True)
+        if hasattr(template, "_resolve_parameters"):
+            horizon = template.n_rounds or (X.shape[0] if from_fit else DEFAULT_STREAM_HORIZON)
+            template._resolve_parameters(X.shape[1], horizon)
+            template._check_horizon(0, X.shape[0], horizon)

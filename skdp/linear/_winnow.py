@@ -54,7 +54,8 @@ class WinnowClassifier(_ExactWeightsMixin, ClassifierMixin, BaseEstimator):
         clipped to them and mapped linearly onto [−1, 1], the range the algorithm
         assumes (data-independent, so it costs no privacy). ``None``: clip to
         [−1, 1] and warn at ``fit`` that no bounds were given (the warning depends
-        on the parameters only).
+        on the parameters only). Sparse X (scipy.sparse) needs bounds symmetric
+        around 0, e.g. ``(-c, c)`` for counts in [0, c]: zeros then stay zeros.
 
     Attributes
     ----------

@@ -44,6 +44,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 
 from .._input import validate_data
 from .._labels import resolve_classes
+from .._multiclass import OneVsRestMixin
 from .._validation import private_data_error
 from ..base import PrivateEstimatorMixin
 from ..exceptions import PrivacyWarning
@@ -89,7 +90,7 @@ def domain_indices(X: NDArray[np.float64], n_domain: int, name: str) -> NDArray[
     return x.astype(np.intp)
 
 
-class OnlineDomainClassifier(ReleasedPredictionMixin, ClassifierMixin, BaseEstimator):
+class _BinaryOnlineDomainClassifier(ReleasedPredictionMixin, ClassifierMixin, BaseEstimator):
     """Base of online binary classifiers whose X holds domain indices in [0, N).
 
     Subclasses implement the hooks listed in the module docstring. Fitted attributes set
@@ -183,6 +184,10 @@ class OnlineDomainClassifier(ReleasedPredictionMixin, ClassifierMixin, BaseEstim
 
     # ----------------------------------------------------------------- fitting
     def _fit_block(self, X, y, classes, *, from_fit, record=False):
+        if self._ovr_dispatch(y, classes, from_fit):  # C > 2 labels: skdp._multiclass
+            if record:
+                raise ValueError("run_online needs a binary learner (two labels).")
+            return self._ovr_fit(X, y, classes, from_fit=from_fit)
         first_call = from_fit or not hasattr(self, "classes_")
         X, ys, classes_ = self._validate_xy(X, y, classes, first_call, from_fit)
         if first_call:
@@ -240,7 +245,8 @@ class OnlineDomainClassifier(ReleasedPredictionMixin, ClassifierMixin, BaseEstim
             :class:`~skdp.hypotheses.RealThresholds`), or — for a class without one —
             domain indices, shape (n_samples, 1), integers in [0, N).
         y : array-like of shape (n_samples,)
-            Two class labels.
+            Two class labels, or C > 2 learnt one-vs-rest (C internal binary copies
+            on the same rows; see :mod:`skdp._multiclass` for how ε is split).
 
         Returns
         -------
@@ -260,9 +266,9 @@ class OnlineDomainClassifier(ReleasedPredictionMixin, ClassifierMixin, BaseEstim
         X : array-like of shape (n_samples, n_features)
             As in :meth:`fit`.
         y : array-like of shape (n_samples,)
-        classes : array-like of shape (2,), optional
-            Both labels; required on the first call unless the estimator's
-            ``classes`` parameter (private learners) gives them.
+        classes : array-like of shape (n_classes,), optional
+            Every label (two, or C > 2: one-vs-rest); required on the first call
+            unless the estimator's ``classes`` parameter (private learners) gives them.
 
         Returns
         -------
@@ -297,9 +303,28 @@ class OnlineDomainClassifier(ReleasedPredictionMixin, ClassifierMixin, BaseEstim
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
         tags.input_tags.sparse = False
         return tags
+
+
+class OnlineDomainClassifier(OneVsRestMixin, _BinaryOnlineDomainClassifier):
+    """Base of skdp's online classifiers: binary over domain indices, and C > 2 labels
+    by internal one-vs-rest (:mod:`skdp._multiclass`)."""
+
+    def _ovr_check(self, template, X, y01, from_fit):
+        # What a copy's first block checks before it charges, run once on a throwaway
+        # copy before the C-class learner pays (see _fit_block).
+        X, _, _ = template._validate_xy(X, y01, [0, 1], True, from_fit)
+        n_domain, _ = template._prepare_stream(from_fit)
+        disc = template._discretisation()
+        if callable(getattr(disc, "check_features", None)):
+            disc.check_features(X.shape[1], type(self).__name__)
+        template._to_domain(X, n_domain)
+
+    def _ovr_validate(self, X, y, reset):
+        if y is None:
+            return validate_data(self, X, reset=reset, dtype=np.float64)
+        return validate_data(self, X, y, reset=reset, dtype=np.float64, ensure_min_samples=1)
 
 
 class PrivateOnlineDomainClassifier(PrivateEstimatorMixin, OnlineDomainClassifier):

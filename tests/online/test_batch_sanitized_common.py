@@ -214,8 +214,8 @@ def test_bad_labels_and_classes(kind):
         clf.partial_fit([[0]], [0])
     with pytest.raises(ValueError, match="not in classes"):
         clf.partial_fit([[0]], [5], classes=[0, 1])
-    with pytest.raises(ValueError, match="Only binary"):
-        clf.fit([[0], [1], [2]], [0, 1, 2])
+    with pytest.raises(ValueError, match="domain indices"):  # 3 labels: one-vs-rest
+        clf.fit([[0], [1], [N]], [0, 1, 2])
     assert budget.spent.epsilon == 0.0
     clf.partial_fit([[0]], [0], classes=[0, 1])
     with pytest.raises(ValueError, match="not in classes"):

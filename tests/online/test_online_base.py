@@ -148,7 +148,7 @@ def test_online_step_replays_partial_fit():
         ([[-1], [2]], [0, 1], "domain indices"),
         ([[0.5], [2]], [0, 1], "domain indices"),
         ([[0, 1], [2, 3]], [0, 1], r"shape \(n, 1\)"),
-        ([[0], [1], [2]], [0, 1, 2], "Only binary"),
+        ([[0], [1], [8]], [0, 1, 2], "domain indices"),  # 3 labels: one-vs-rest
         ([[0], [1]], [1, 1], "only one class"),
         ([[0], [1]], [0.5, 1.5], "Unknown label type"),
     ],

@@ -211,7 +211,7 @@ def test_invalid_privacy_parameters(eps, delta):
     [
         (dict(hypothesis_class=Thresholds()), [[0], [1]], [0, 1], "infinite"),
         (dict(hypothesis_class=np.ones((100, 3))), [[0], [1]], [0, 1], "max_hypotheses"),
-        (dict(), [[0], [1], [2]], [0, 1, 2], "Only binary"),
+        (dict(), [[0], [1], [10]], [0, 1, 2], "domain indices"),  # 3 labels: one-vs-rest
         (dict(), [[0, 1], [2, 3]], [0, 1], r"shape \(n, 1\)"),
         (dict(), [[0], [10]], [0, 1], r"domain indices in \[0, 10\)"),
         (dict(), [[0.5], [1]], [0, 1], "domain indices"),

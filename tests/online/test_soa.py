@@ -127,7 +127,7 @@ def test_clone_pickle_and_cross_val(rng):
         ([[-1], [2]], [0, 1], "domain indices"),
         ([[0.5], [2]], [0, 1], "domain indices"),
         ([[0, 1], [2, 3]], [0, 1], "shape \\(n, 1\\)"),
-        ([[0], [1], [2]], [0, 1, 2], "Only binary"),
+        ([[0], [1], [8]], [0, 1, 2], "domain indices"),  # 3 labels: one-vs-rest
         ([[0], [1]], [1, 1], "only one class"),
     ],
 )
