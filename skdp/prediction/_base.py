@@ -61,7 +61,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._input import validate_data
 from .._labels import check_labels_in, resolve_classes
-from .._streams import release_generator
 from .._validation import RANDOM_STATE_CONSTRAINT
 from ..accounting import PrivacyBudget, PrivacyCost
 from ..base import PrivateEstimatorMixin
@@ -87,34 +86,6 @@ class QueryBudgetExhaustedError(BudgetExhaustedError):
         super().__init__(message)
         self.answers = np.asarray([] if answers is None else answers)
         self.n_answered = int(self.answers.shape[0])
-
-
-class _StreamState:
-    """Per-copy mutable state of a fitted predictor (mutated in place by predict).
-
-    Held as the private attribute ``_state``: it is internal, **non-private** state
-    (the training rows or the teachers trained on them, the live mechanism instance
-    with its noisy thresholds, the random generator) and must never be released —
-    e.g. ``teachers.vote(q)`` returns exact teacher votes without spending anything.
-
-    Copying (deepcopy, pickle) drops the active mechanism instance and replaces the
-    generator by a fresh one from OS entropy: no two copies share noise.
-    """
-
-    def __init__(self, rng):
-        self.rng = rng
-        self.mechanism = None
-
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        state["rng"] = None
-        state["mechanism"] = None
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        self.rng = release_generator()
-        self.mechanism = None
 
 
 def claim_queries(used, record, n, limit, refuse):

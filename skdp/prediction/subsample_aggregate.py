@@ -28,10 +28,10 @@ from ..mechanisms.laplace import geometric_mechanism
 from ._base import (
     QueryBudgetedPredictor,
     QueryBudgetExhaustedError,
-    _StreamState,
     claim_queries,
 )
 from ._scored import _AnswerCache, _ScoredAnswers
+from ._state import PredictorState
 from ._teachers import (
     TEACHER_PARAMETER_CONSTRAINTS,
     _Blocks,
@@ -294,7 +294,7 @@ class SubsampleAggregatePredictor(_ScoredAnswers, _NoisyCounts, QueryBudgetedPre
         self.classes_ = classes
         self.epsilon_query_ = eps_q
         rng = self._new_ledger(epsilon, delta)
-        state = _StreamState(rng)
+        state = PredictorState(rng)
         data = _Blocks(X, self._to_pm(y), _partition(n, k, rng), k)
         state.teachers = _ClassTeachers(hyp, data) if hyp is not None else _EstimatorTeachers(
             self.estimator, data
