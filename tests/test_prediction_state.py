@@ -134,6 +134,12 @@ def test_a_stale_copy_is_refused_and_copies_do_not_fork(store):
     np.testing.assert_array_equal(clf.predict_proba(Q1[10:]), answered)
 
 
+def test_durable_predictor_takes_no_more_rows(tmp_path):
+    clf = _fitted("sqlite:///" + str(tmp_path / "l.db")).make_durable()
+    with pytest.raises(ValueError, match="durable"):
+        clf.partial_fit(X[:100], Y[:100])
+
+
 def test_saved_state_is_encrypted_and_sealed(tmp_path):
     path = tmp_path / "ledger.db"
     clf = _fitted("sqlite:///" + str(path)).make_durable()

@@ -92,8 +92,10 @@ def claim_queries(used, record, n, limit, refuse):
     """Claim the next ``n`` query numbers of a stream capped at ``limit`` answers over
     all copies of a predictor; return ``a``, the claimed range being a + 1, …, a + n.
 
-    ``used()`` sums the ranges recorded so far; ``record(a)`` records the range with a
-    cap of one on ranges starting at a + 1 (one ledger transaction: ``cap=`` on the
+    ``used()`` sums the ranges recorded so far — or returns any total the ledger once
+    had (e.g. the end of this copy's last claim: a cheap first guess; the argument
+    below covers it, a stale total being refused and re-read); ``record(a)`` records
+    the range with a cap of one on ranges starting at a + 1 (one ledger transaction: ``cap=`` on the
     label prefix ``"a+1-"``), raising :class:`~skdp.exceptions.CapReachedError` if one
     does; ``refuse(remaining)`` raises. *Why the recorded ranges tile 1, …, used
     without overlap:* every range starts one after the total some copy read, and at

@@ -387,6 +387,11 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         return self._add_blocks(X, y, classes)
 
     def _add_blocks(self, X, y, classes):
+        if self._state._durable is not None:
+            # Every replica holds the training rows of the model file it loaded; the saved
+            # state refers to them, so new rows here would fork the replicas' teachers.
+            raise ValueError("PrivatePredictor: a durable predictor (make_durable) takes no "
+                             "more partial_fit rows; fit a new predictor on all the rows.")
         X, y_pm = self._later_partial_fit_rows(X, y, classes)
         state = self._state
         if state.teachers is None:
