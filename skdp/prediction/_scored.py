@@ -20,7 +20,7 @@ copies and pickles may carry it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -31,6 +31,8 @@ from ._base import QueryBudgetExhaustedError
 from ._state import make_durable
 
 __all__: list[str] = []
+
+_P = TypeVar("_P", bound="_ScoredAnswers")
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
@@ -102,7 +104,7 @@ class _ScoredAnswers:
     _state: Any  # the host's _StreamState (holds ``answers``, an _AnswerCache)
     classes_: NDArray
 
-    def make_durable(self):
+    def make_durable(self: _P) -> _P:
         """Keep the running mechanism in the store of ``budget_``, shared by every copy.
 
         From now on this predictor, its pickles and deep copies, in every process

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import BudgetExhaustedError, CapReachedError
+from ..exceptions import BudgetExhaustedError, CapReachedError, StaleStateError
 from ._tokens import TOKENS_ENV, load_tokens, token_digest
 
 __all__ = ["MODEL_ENV", "QUOTA_ENV", "TOKENS_FILE_ENV", "create_app", "load_model"]
@@ -131,6 +131,12 @@ class _Service:
                 scores = model._scores(X, model._proba, gate=self._gate(digest))
             except BudgetExhaustedError as exc:
                 raise _refusal_of(exc) from None
+            except StaleStateError:
+                # Other replicas kept saving between this one's load and save (only
+                # without the record's lock, e.g. a replica of an older skdp): retry.
+                raise _Refusal(503, "busy", "the predictor's state kept moving on in other "
+                               "replicas; nothing was released. Retry the request.",
+                               {"Retry-After": "1"}) from None
         labels = model._labels(scores)
         proba = model._proba(scores)
         return {"y": labels.tolist(), "proba": proba.tolist()}
