@@ -1,4 +1,4 @@
-"""Command line: ``skdp demo``, ``skdp --version`` (or ``python -m skdp …``)."""
+"""Command line: ``skdp demo``, ``skdp serve``, ``skdp --version`` (or ``python -m skdp …``)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ Try:
   skdp demo --quick    a shorter run of the same rows
   skdp --version       the installed version
   skdp versions        versions of skdp and of what it runs on (for bug reports)
+  skdp serve MODEL.pkl a fitted private predictor over HTTP (pip install "skdp[serve]")
 
 In Python:
   from skdp import DPDecisionListClassifier, PrivacyBudget
@@ -34,6 +35,19 @@ def _parser() -> argparse.ArgumentParser:
                       help="also print each row's paper-level details")
     sub.add_parser("version", help="print the version")
     sub.add_parser("versions", help="print versions of skdp and its dependencies")
+    serve = sub.add_parser(
+        "serve", help="serve a fitted private predictor over HTTP (bearer tokens)",
+        description="Serve a pickled, fitted PrivatePredictor or SubsampleAggregatePredictor: "
+        "POST /v1/predict, GET /v1/budget, /healthz, /docs. Tokens: --tokens FILE (one per "
+        "line, # comments) or $SKDP_SERVE_TOKENS.")
+    serve.add_argument("model", metavar="MODEL.pkl", help="the pickled fitted predictor")
+    serve.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--tokens", metavar="FILE", default=None,
+                       help="bearer tokens, one per line (default: $SKDP_SERVE_TOKENS)")
+    serve.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    serve.add_argument("--quota", type=int, default=None, metavar="ROWS",
+                       help="rows each token may have answered (default: no quota)")
     return parser
 
 
@@ -51,6 +65,16 @@ def main(argv: list[str] | None = None) -> int:
         from ._show_versions import show_versions
 
         show_versions()
+        return 0
+    if args.command == "serve":
+        from .serve import TokenError, serve
+
+        try:
+            serve(args.model, host=args.host, port=args.port, tokens=args.tokens,
+                  workers=args.workers, quota=args.quota)
+        except (TokenError, TypeError, OSError) as exc:
+            print(f"skdp serve: {exc}", file=sys.stderr)
+            return 2
         return 0
     from ._demo import run_demo
 

@@ -61,7 +61,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._input import validate_data
 from .._labels import check_labels_in, resolve_classes
-from .._streams import release_generator
 from .._validation import RANDOM_STATE_CONSTRAINT
 from ..accounting import PrivacyBudget, PrivacyCost
 from ..base import PrivateEstimatorMixin
@@ -89,40 +88,14 @@ class QueryBudgetExhaustedError(BudgetExhaustedError):
         self.n_answered = int(self.answers.shape[0])
 
 
-class _StreamState:
-    """Per-copy mutable state of a fitted predictor (mutated in place by predict).
-
-    Held as the private attribute ``_state``: it is internal, **non-private** state
-    (the training rows or the teachers trained on them, the live mechanism instance
-    with its noisy thresholds, the random generator) and must never be released —
-    e.g. ``teachers.vote(q)`` returns exact teacher votes without spending anything.
-
-    Copying (deepcopy, pickle) drops the active mechanism instance and replaces the
-    generator by a fresh one from OS entropy: no two copies share noise.
-    """
-
-    def __init__(self, rng):
-        self.rng = rng
-        self.mechanism = None
-
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        state["rng"] = None
-        state["mechanism"] = None
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        self.rng = release_generator()
-        self.mechanism = None
-
-
 def claim_queries(used, record, n, limit, refuse):
     """Claim the next ``n`` query numbers of a stream capped at ``limit`` answers over
     all copies of a predictor; return ``a``, the claimed range being a + 1, …, a + n.
 
-    ``used()`` sums the ranges recorded so far; ``record(a)`` records the range with a
-    cap of one on ranges starting at a + 1 (one ledger transaction: ``cap=`` on the
+    ``used()`` sums the ranges recorded so far — or returns any total the ledger once
+    had (e.g. the end of this copy's last claim: a cheap first guess; the argument
+    below covers it, a stale total being refused and re-read); ``record(a)`` records
+    the range with a cap of one on ranges starting at a + 1 (one ledger transaction: ``cap=`` on the
     label prefix ``"a+1-"``), raising :class:`~skdp.exceptions.CapReachedError` if one
     does; ``refuse(remaining)`` raises. *Why the recorded ranges tile 1, …, used
     without overlap:* every range starts one after the total some copy read, and at

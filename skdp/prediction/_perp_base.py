@@ -22,10 +22,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..accounting import PrivacyBudget
 from ..exceptions import BudgetExhaustedError, PrivacyParameterError, PrivacyWarning
-from ._base import QueryBudgetedPredictor, QueryBudgetExhaustedError, _StreamState
+from ._base import QueryBudgetedPredictor, QueryBudgetExhaustedError
 from ._perp_parameters import PERPParameters, perp_parameters
 from ._perp_phase import RectanglesRun
 from ._perp_scores import _PERPScores
+from ._state import PredictorState
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -136,7 +137,7 @@ class _PERPBase(_PERPScores, QueryBudgetedPredictor):
         y_pm = self._to_pm(y)
         self.parameters_ = params
         self.initial_sample_size_ = self._rows_needed(params, X.shape[1])
-        state = _StreamState(self._new_ledger(epsilon, delta))
+        state = PredictorState(self._new_ledger(epsilon, delta))
         state.X, state.y = X, y_pm
         state.started = False
         state.majority = None

@@ -20,7 +20,7 @@ copies and pickles may carry it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -28,8 +28,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._input import validate_data
 from ._base import QueryBudgetExhaustedError
+from ._state import make_durable
 
 __all__: list[str] = []
+
+_P = TypeVar("_P", bound="_ScoredAnswers")
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
@@ -101,9 +104,62 @@ class _ScoredAnswers:
     _state: Any  # the host's _StreamState (holds ``answers``, an _AnswerCache)
     classes_: NDArray
 
-    def _scores(self, X, as_output):
+    def make_durable(self: _P) -> _P:
+        """Keep the running mechanism in the store of ``budget_``, shared by every copy.
+
+        From now on this predictor, its pickles and deep copies, in every process
+        that reaches the store (a restarted server, replicas on one SQLite file or one
+        PostgreSQL database), answer from one saved state: each call loads the newest
+        version, answers, and saves the next by compare-and-swap before any answer
+        leaves it, so they continue the *same* mechanism — no new instance and no
+        second payment — and a stale copy never saves over a newer one
+        (:class:`~skdp.exceptions.StaleStateError`; the call then answers from the
+        newer state). A ``memory`` ledger first moves to this machine's shared SQLite
+        file. Calling it on a predictor whose record exists (another copy made it
+        durable) loads that record. See ``skdp.prediction._state``.
+
+        Privacy: unchanged — the same charges, committed before their answers. The
+        saved state is private (exact teacher votes, the live instance's noisy
+        thresholds): it is encrypted and sealed under the ledger key, and the model
+        file and the store must both be kept private.
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self, "budget_")
+        make_durable(self)
+        return self
+
+    @property
+    def durable_(self) -> bool:
+        """Whether the running mechanism is kept in the ledger's store
+        (:meth:`make_durable`)."""
+        check_is_fitted(self, "budget_")
+        return self._state._durable is not None
+
+    def _scores(self, X, as_output, gate=None):
+        """Released scores of the rows of ``X`` (answering the new ones).
+
+        ``gate(state, n_rows)``, if given, runs first on the current (for a durable
+        predictor: freshly loaded) state; it may raise to refuse the call, or return a
+        callable run once the answers are released into the state, before it is saved
+        (``skdp serve`` keeps its per-token quotas this way).
+        """
         check_is_fitted(self, "budget_")
         X = validate_data(self, X, reset=False)
+
+        def answer():
+            commit = None if gate is None else gate(self._state, X.shape[0])
+            scores = self._released_scores(X, as_output)
+            if commit is not None:
+                commit()
+            return scores
+
+        link = self._state._durable
+        return answer() if link is None else link.run(lambda: self._state, answer)
+
+    def _released_scores(self, X, as_output):
         cache = self._state.answers
         a, b = _row_hashes(X)
         order = np.argsort(a, kind="stable")  # work in hash order; equal rows adjacent

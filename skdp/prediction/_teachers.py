@@ -17,6 +17,7 @@ all blocks, forced labels as hard constraints).
 """
 
 import numbers
+import uuid
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -41,19 +42,26 @@ _CHUNK = 4096
 
 
 class _Blocks:
-    """The private rows, their ±1 labels and block ids (grows with partial_fit)."""
+    """The private rows, their ±1 labels and block ids (grows with partial_fit).
+
+    ``token`` names this exact set of rows (a new one at every ``add``): a durable
+    predictor's saved state refers to its rows by it instead of storing them again
+    (``skdp.prediction._state``).
+    """
 
     def __init__(self, X, y, blocks, n_blocks):
         self.X = X
         self.y = y
         self.blocks = blocks
         self.n_blocks = int(n_blocks)
+        self.token = uuid.uuid4().hex
 
     def add(self, X, y, blocks_local, n_new):
         self.X = np.concatenate([self.X, X])
         self.y = np.concatenate([self.y, y])
         self.blocks = np.concatenate([self.blocks, blocks_local + self.n_blocks])
         self.n_blocks += int(n_new)
+        self.token = uuid.uuid4().hex
 
 
 def _as_hypothesis_class(estimator, n_features):

@@ -15,7 +15,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..accounting import PrivacyBudget
 from ..exceptions import PrivacyParameterError, PrivacyWarning
 from ..hypotheses import HypothesisClass
-from ._base import QueryBudgetedPredictor, _StreamState
+from ._base import QueryBudgetedPredictor
 from ._scored import _AnswerCache, _ScoredAnswers
 from ._shrinkage_answering import _ShrinkageAnswering
 from ._shrinkage_config import _ShrinkageConfig
@@ -25,6 +25,7 @@ from ._shrinkage_parameters import (
     shrinkage_parameters,
 )
 from ._small_sample import _SmallSampleFallback
+from ._state import PredictorState
 from ._teachers import (
     TEACHER_PARAMETER_CONSTRAINTS,
     _Blocks,
@@ -334,7 +335,7 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         self.delta_bt_ = params["delta_bt"]
         self.min_teachers_ = k_min
         self._plan = params
-        state = _StreamState(self._new_ledger(epsilon, delta))
+        state = PredictorState(self._new_ledger(epsilon, delta))
         state.forced_X = np.empty((0, X.shape[1]))
         state.forced_y = np.empty(0, dtype=np.int8)
         state.fallback = None
@@ -386,6 +387,11 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         return self._add_blocks(X, y, classes)
 
     def _add_blocks(self, X, y, classes):
+        if self._state._durable is not None:
+            # Every replica holds the training rows of the model file it loaded; the saved
+            # state refers to them, so new rows here would fork the replicas' teachers.
+            raise ValueError("PrivatePredictor: a durable predictor (make_durable) takes no "
+                             "more partial_fit rows; fit a new predictor on all the rows.")
         X, y_pm = self._later_partial_fit_rows(X, y, classes)
         state = self._state
         if state.teachers is None:

@@ -17,6 +17,7 @@ crosses a process boundary silently:
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import os
 import threading
@@ -46,6 +47,17 @@ class _MemoryLedger:
         self.totals = (float(epsilon), float(delta))
         self.charges: list[Charge] = []
         self.streams: dict[str, int] = {}
+        # The charges' labels, sorted: a cap counts its prefix by bisection instead of
+        # scanning every charge (a predictor's single-row answers each check a cap).
+        self.labels: list[str] = []
+
+    def count_prefix(self, prefix: str, limit: int) -> int:
+        """How many labels start with ``prefix``, counted up to ``limit``."""
+        i = bisect.bisect_left(self.labels, prefix)
+        count = 0
+        while count < limit and i < len(self.labels) and self.labels[i].startswith(prefix):
+            count, i = count + 1, i + 1
+        return count
 
 
 class MemoryStore(LedgerStore):
@@ -171,12 +183,13 @@ class MemoryStore(LedgerStore):
             # re-checked here (it is on promotion and by verify()).
             last = self._last(ledger)
             if cap is not None:  # first, as in the SQL stores
-                check_cap(cap, sum(c.label.startswith(cap[0]) for c in ledger.charges), label)
+                check_cap(cap, ledger.count_prefix(cap[0], cap[1]), label)
             check_fits(ledger.totals, last, epsilon, delta, label)
             if stream is not None:
                 self._cas(stream[0], stream[1], label)
             ledger.charges.append(next_charge(self._key, ledger_id, ledger.totals, last,
                                               epsilon, delta, label))
+            bisect.insort(ledger.labels, ledger.charges[-1].label)
             return len(ledger.charges) - 1
 
     def create_stream(self, ledger_id: str, stream_id: str) -> None:

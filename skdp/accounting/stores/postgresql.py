@@ -31,6 +31,7 @@ from urllib.parse import quote, urlencode
 
 from ...exceptions import LedgerIntegrityError, PrivacyWarning
 from ._sql import SCHEMA, TABLES, SQLStore
+from ._states import STATES_TABLE_SQL
 
 __all__ = ["PostgreSQLStore", "parse_conninfo", "redact_url", "schema_sql"]
 
@@ -60,12 +61,16 @@ def schema_sql(app_role: str = "skdp_app") -> str:
     """
     role = '"' + app_role.replace('"', '""') + '"'
     grants = (
-        *(f"REVOKE ALL ON {t} FROM PUBLIC" for t in TABLES),
+        *(f"REVOKE ALL ON {t} FROM PUBLIC" for t in (*TABLES, "skdp_states")),
         f"GRANT SELECT, INSERT ON skdp_charges TO {role}",
         f"GRANT SELECT, INSERT, UPDATE (head_count, head_hash) ON skdp_ledgers TO {role}",
         f"GRANT SELECT, INSERT, UPDATE (version, mac) ON skdp_streams TO {role}",
+        # Private state records (skdp.accounting.stores._states): sealed rows, updated
+        # only by a compare-and-swap of their version.
+        f"GRANT SELECT, INSERT, UPDATE (version, nonce, payload, mac) ON skdp_states TO {role}",
     )
-    statements = (*(" ".join(s.split()) for s in SCHEMA + _TRIGGER), *grants)
+    states = STATES_TABLE_SQL.format(blob="BYTEA")
+    statements = (*(" ".join(s.split()) for s in (*SCHEMA, states, *_TRIGGER)), *grants)
     return ";\n".join(statements) + ";\n"
 
 
