@@ -123,7 +123,7 @@ def exact_epsilon_of(cls, reach=10_000):
 def test_model_is_the_learners_release():
     """Each d_j of the learner's own predict_proba follows the model's law (χ²)."""
     for cls, neighbour, seed in ((PrivateExpertsClassifier, False, 1), (HalfNoiseExperts, True, 2)):
-        d, scale = released_differences(cls, neighbour, 400, seed)
+        d, scale = released_differences(cls, neighbour, 200, seed)
         support, pmf = difference_law(_rational_scale(scale)[0] / 2**20)
         for j, step in enumerate(STEPS):
             exact = step - (2 if neighbour else 0)
