@@ -19,7 +19,7 @@ We repeat the private comparison 20 times (each with its own budget) to show how
 often each family wins and how the chosen models do on held-out test rows; a
 non-private logistic regression is shown for reference only.
 
-Runs in about 30 seconds.
+Runs in about 20 seconds.
 """
 
 # %%
