@@ -121,7 +121,8 @@ def test_the_stream_pays_once_and_predicting_is_free():
 
 
 def test_ensemble_weights_blocks_by_calls_and_latest_uses_the_last_model():
-    clf = ContinualReleaseClassifier(DPDecisionListClassifier(), epsilon=8.0, classes=[0, 1])
+    clf = ContinualReleaseClassifier(DPDecisionListClassifier(), epsilon=8.0, classes=[0, 1],
+                                     combine="ensemble")
     rng = np.random.default_rng(3)
     for _ in range(7):
         X = rng.integers(0, 2, (300, 4))
@@ -146,6 +147,13 @@ def test_before_the_first_release_predictions_are_uniform():
     assert clf.n_releases_ == 0
     np.testing.assert_allclose(clf.predict_proba(X), 0.5)
     assert list(clf.predict(X)) == ["a"] * 4
+
+
+def test_defaults_cap_the_doubling_blocks_at_16_calls():
+    clf = ContinualReleaseClassifier(NoisyCountClassifier(), classes=[0, 1])
+    _stream(clf, _calls([2] * 60))
+    assert clf.block_calls_ == [1, 2, 4, 8, 16, 16] and clf.next_release_ == 63
+    assert clf.get_params()["combine"] == "recent"
 
 
 def test_fit_releases_at_once_and_starts_a_new_stream():
