@@ -44,8 +44,8 @@ argument does not apply, and its "any number of steps for ε̂·O(log 1/δ)" bou
 not used; K stays moderate instead (:func:`auto_n_rules`).
 
 **Length (``max_rules=None``).** The release first spends ε·:data:`COUNT_SHARE` on the
-row count (its clipped weights rounded to whole rows) with discrete Laplace noise —
-sensitivity 1 by the lemma of :mod:`._frequencies` with one cell — and the list gets
+class counts (clipped weights rounded to whole rows) with discrete Laplace noise —
+sensitivity 1 by the lemma of :mod:`._frequencies` with one region — and the list gets
 the rest, (ε·(1 − COUNT_SHARE), δ), by basic composition. Whether δ is charged (tight
 accountant or basic composition) is fixed before the data is seen, from the longest
 list the count could allow (:data:`MAX_AUTO_RULES`, public). K is then
