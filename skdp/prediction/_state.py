@@ -49,7 +49,9 @@ So a restart or a second replica continues the *same* mechanism: the same instan
 and its noisy thresholds, the same hard queries and teachers, the same answer memory
 (a row answered before is answered the same after), the plan paid once. A process
 killed between a charge and the save released nothing of that call; its charges stay
-in the ledger (an over-count, never an answer without its charge). A stale copy can
+in the ledger (an over-count, never an answer without its charge), and if one of them
+came from the live instance (a hard query, an instance start) that instance is not
+continued (:meth:`_DurableLink.sync`). A stale copy can
 never save over a newer state. The generators are not carried over (an
 :class:`~skdp._streams.EphemeralGenerator` pickles as a fresh one): a continued
 mechanism draws its future coins afresh, which is as private as the original's and
