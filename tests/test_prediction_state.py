@@ -134,6 +134,28 @@ def test_a_stale_copy_is_refused_and_copies_do_not_fork(store):
     np.testing.assert_array_equal(clf.predict_proba(Q1[10:]), answered)
 
 
+def test_a_run_that_committed_without_saving_taints_the_instance(tmp_path):
+    """A process killed between a ledger step (a hard query, an instance) and its save
+    leaves a step no saved state knows: the instance is not continued (its noisy
+    thresholds produced that step), a new one is started instead. Without such a step
+    the instance is continued (the contrast)."""
+    clf = _fitted("sqlite:///" + str(tmp_path / "l.db"), calibration="bsu",
+                  max_hard_queries=6).make_durable()
+    clf.predict(Q2[:5])
+    blob = pickle.dumps(clf)
+    calm = pickle.loads(blob)
+    calm._state._durable.sync(calm._state)
+    assert calm._state.mechanism is not None  # nothing unsaved: the same instance
+    # A step committed by a run that never saved (as if killed before its save).
+    clf.budget_._charge(0.0, 0.0, "PrivatePredictor: hard query (unsaved run)")
+    tainted = pickle.loads(blob)
+    tainted._state._durable.sync(tainted._state)
+    assert tainted._state.mechanism is None
+    before = _count(_labels(clf), "BetweenThresholds instance")
+    tainted.predict(Q1[:3] + 0.5)
+    assert _count(_labels(clf), "BetweenThresholds instance") == before + 1
+
+
 def test_durable_predictor_takes_no_more_rows(tmp_path):
     clf = _fitted("sqlite:///" + str(tmp_path / "l.db")).make_durable()
     with pytest.raises(ValueError, match="durable"):

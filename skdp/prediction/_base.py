@@ -35,6 +35,9 @@ The pattern (PERP predictors follow it too)
   copy gets a **fresh random generator** and drops any half-used mechanism
   instance: two copies must never answer with the same noise, which would void
   the composition argument. Hence a copy's answers differ from the original's.
+  A predictor made *durable* (``make_durable``; ``skdp.prediction._state``) is the
+  exception: its running mechanism lives in the ledger's store, and every copy, in
+  any process, continues that one mechanism under its lock and compare-and-swap.
 * ``score`` spends exactly like ``predict``. Where a predictor offers
   ``predict_proba`` / ``decision_function``, they are scores of the same charged
   answers (never an exact vote fraction), and spend alike.

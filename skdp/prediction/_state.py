@@ -49,7 +49,9 @@ So a restart or a second replica continues the *same* mechanism: the same instan
 and its noisy thresholds, the same hard queries and teachers, the same answer memory
 (a row answered before is answered the same after), the plan paid once. A process
 killed between a charge and the save released nothing of that call; its charges stay
-in the ledger (an over-count, never an answer without its charge). A stale copy can
+in the ledger (an over-count, never an answer without its charge), and if one of them
+came from the live instance (a hard query, an instance start) that instance is not
+continued (:meth:`_DurableLink.sync`). A stale copy can
 never save over a newer state. The generators are not carried over (an
 :class:`~skdp._streams.EphemeralGenerator` pickles as a fresh one): a continued
 mechanism draws its future coins afresh, which is as private as the original's and
@@ -234,13 +236,28 @@ class _DurableLink:
             else:
                 state._restore(payload, version)
 
+    def _ledger_steps(self) -> int:
+        return len(self.ledger.run("charges"))
+
     def sync(self, state: PredictorState) -> None:
-        """Reload ``state`` unless it holds the stored version (lock held)."""
+        """Reload ``state`` unless it holds the stored version (lock held).
+
+        A reloaded live instance is *tainted* if the ledger holds steps that no saved
+        state accounts for: some run on it committed a step (a hard query, an
+        instance) and then neither saved nor released — a process killed between the
+        two. That step, now in the ledger and its counts, depends on the instance's
+        noisy thresholds, so continuing the instance would reveal a second run of
+        them; the instance is dropped and the next query starts a new one (capped and
+        recorded like any other; a single-instance calibration is then refused).
+        """
         if state._version is not None and state._version == state_version(
                 self.store, self.stream_id):
             return
         version, payload = load_state(self.store, self.stream_id, self.what)
         state._restore(payload, version)
+        if state.mechanism is not None and self._ledger_steps() > getattr(
+                state, "ledger_steps", 0):
+            state.mechanism = None
 
     def run(self, state_of: Callable[[], PredictorState], answer: Callable[[], Any]) -> Any:
         """One answering call on the durable state (steps 1–4 of the module docstring).
@@ -279,6 +296,10 @@ class _DurableLink:
     def _save(self, state: PredictorState) -> bool:
         """Save by compare-and-swap; False (state marked for reload) if it moved on."""
         assert state._version is not None
+        if state.mechanism is not None:
+            # What the ledger holds as this state is saved: a later reload that finds
+            # more steps knows a run after it committed without saving (see sync).
+            state.ledger_steps = self._ledger_steps()
         try:
             state._version = save_state(self.store, self.stream_id, state._version,
                                         state._payload(), self.what)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import os
 import pickle
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -242,12 +244,18 @@ def create_app(model: Any, tokens: frozenset[str], quota: int | None = None) -> 
     (SHA-256 digests, :func:`~skdp.serve._tokens.load_tokens`), each allowed ``quota``
     rows (``None``: no quota)."""
     from starlette.applications import Starlette
-    from starlette.concurrency import run_in_threadpool
     from starlette.requests import Request
     from starlette.responses import HTMLResponse, JSONResponse
     from starlette.routing import Route
 
     service = _Service(model, tokens, quota)
+    # One thread answers for this worker: answering is serialised by the state's lock
+    # anyway, and each thread holds its own store connections (PostgreSQL: two per
+    # thread), which a pool of dozens of threads per replica would multiply.
+    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="skdp-serve")
+
+    async def in_worker_thread(fn: Any, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
     spec = _openapi(int(model.n_features_in_), np.asarray(model.classes_).tolist())
 
     def refused(exc: _Refusal) -> JSONResponse:
@@ -268,14 +276,14 @@ def create_app(model: Any, tokens: frozenset[str], quota: int | None = None) -> 
             except (ValueError, UnicodeDecodeError):
                 raise _Refusal(422, "bad_input", "the body is not valid JSON.") from None
             X = _rows(body, int(model.n_features_in_))
-            return JSONResponse(await run_in_threadpool(service.predict, digest, X))
+            return JSONResponse(await in_worker_thread(service.predict, digest, X))
         except _Refusal as exc:
             return refused(exc)
 
     async def budget(request: Request) -> JSONResponse:
         try:
             digest = service.authorize(request.headers.get("authorization"))
-            return JSONResponse(await run_in_threadpool(service.status, digest))
+            return JSONResponse(await in_worker_thread(service.status, digest))
         except _Refusal as exc:
             return refused(exc)
 
