@@ -25,8 +25,8 @@ for *everything* the method does (δ = 1e-5), the test accuracy of:
   every fit at ε — the selection is not private; a reference for what selection is
   worth.
 
-Each cell is the mean ± sd over ``REPS`` repetitions (the noise comes from OS entropy,
-so the repetitions differ by noise only). The ledger after every private search is
+Each cell is the mean ± sd over ``--reps`` repetitions (default 20; the noise comes
+from OS entropy, so the repetitions differ by noise only). The ledger after every private search is
 checked against its plan (exactly). Run ``python benchmarks/private_search.py``
 (``--quick`` for a smoke run); writes ``benchmarks/results/private_search.{md,csv,png}``.
 """
@@ -97,7 +97,7 @@ def _run(method, bounds, X, y, epsilon):
 
 def main():
     parser = make_parser(__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=10)
+    parser.add_argument("--reps", type=int, default=20)
     args = parser.parse_args()
     reps = 2 if args.quick else args.reps
     epsilons = EPSILONS[:1] if args.quick else EPSILONS

@@ -18,9 +18,13 @@ above 2× the claim.
 Sampled audit through the real class (a fixed-column stub learner, validation
 fraction 0.99 so the replaced row is a validation row with probability 0.99): the
 released scores' frequencies match the exact law, the Clopper–Pearson lower bound on
-the real search stays below the claim, and the same search with the score noise
-removed (`skdp.metrics.geometric_mechanism` patched to the identity) is caught above
-2× the claim.
+the real search stays below the claim (measured −0.08 against ε = 1), and the same
+search with the score noise removed (`skdp.metrics.geometric_mechanism` patched to the
+identity) is caught above 2× the claim (measured 2.80).
+
+Measured exact ε / claim per configuration (max over the pairs): logarithmic E[K]=10
+1.34/2, E[K]=100 2.57/4; geometric E[K]=10 2.85/6, E[K]=100 3.77/6; Poisson μ=10
+3.01/40 (its Rényi bound is loose for pure trials: the plan gives ε₀ = 1.23 of 40).
 """
 
 import math
