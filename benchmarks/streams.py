@@ -236,8 +236,8 @@ def main():
         "Error over all chunks but the first; chunk 1,000 rows (breast_cancer: 50).",
         "continual (≤ 16, recent) is ContinualReleaseClassifier's default schedule and "
         "combination (around DPDecisionListClassifier(negations=True), its default learner).",
-        "Private learners: mean (sd) over noise seeds; random_state seeds are a testing "
-        "mode used here for reproducibility only.",
+        f"Private learners: mean (sd) over {repeats} noise seed(s); random_state seeds "
+        "are a testing mode used here for reproducibility only.",
         "Issue 30 targets at ε = 1 on streams > 10⁵ rows where SGD beats the constant "
         "by ≥ 5 points: error ≤ (SGD + constant)/2; at ε = 4, within 3 points of SGD; "
         "no default learner > 1 point worse than the constant anywhere.",

@@ -177,8 +177,8 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         or two); ``"ensemble"`` averages their ``predict_proba`` weighted by their
         blocks' lengths in calls (public); ``"latest"`` uses the last one.
         Post-processing either way. Measured at ε = 1 (``benchmarks/results/streams.md``,
-        drifting / abrupt / stationary streams): recent 0.077 / 0.178 / 0.289, latest
-        0.071 / 0.126 / 0.340, ensemble 0.107 / 0.409 / 0.244 — ``"recent"`` has the
+        drifting / abrupt / stationary streams): recent 0.077 / 0.178 / 0.280, latest
+        0.070 / 0.126 / 0.340, ensemble 0.107 / 0.407 / 0.232 — ``"recent"`` has the
         smallest worst gap to the best of the three.
     budget : PrivacyBudget, optional
         Charged (ε, δ) at the first call of a stream (``fit`` or ``partial_fit``).
