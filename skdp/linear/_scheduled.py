@@ -69,6 +69,7 @@ class ScheduledUpdatesMixin:
         self._check_diff = 0  # private: the current check window's mistake difference
         self.predicts_constant_ = False
         self.n_checks_ = 0
+        self.n_recounts_ = 0
 
     def _segment_end(self):
         """Rows in the current window: B, except that the window holding row T ends
@@ -85,9 +86,11 @@ class ScheduledUpdatesMixin:
         p = self.parameters_
         n, pos = X.shape[0], 0
         while pos < n:
-            if self.updates_exhausted_ or self.constant_fallback_:
-                if self.updates_exhausted_:
-                    self._warn_after_schedule()
+            if self.constant_fallback_:
+                self._consume_recount(X[pos:], ys[pos:])
+                break
+            if self.updates_exhausted_:
+                self._warn_after_schedule()
                 self._after_frozen_block(X[pos:], ys[pos:])
                 break
             take = min(n - pos, self._segment_end() - self._in_window)
@@ -139,14 +142,49 @@ class ScheduledUpdatesMixin:
         self._check_diff = 0
         self.n_checks_ += 1
 
-    def _private_balance(self):
+    def _private_balance(self, rows=None, index=0):
         """2q̂ − 1 ∈ [−1, 1], q̂ the geometric-noised share of positive labels in the
-        count window: its sign is the private constant, its size how much better than
-        a coin that constant is."""
+        count window (``rows`` rows; count ``index`` of the stream): its sign is the
+        private constant, its size how much better than a coin that constant is."""
         p = self.parameters_
+        rows = p.count_rows if rows is None else rows
         noisy = geometric_mechanism(self._positives, p.count_epsilon,
-                                    random_state=self._child_rng(0, 0))
-        return float(np.clip(2.0 * noisy / p.count_rows - 1.0, -1.0, 1.0))
+                                    random_state=self._child_rng(index, 0))
+        self._positives = 0
+        self._constant_rows = rows
+        return float(np.clip(2.0 * noisy / rows - 1.0, -1.0, 1.0))
+
+    def _predict_constant(self, balance):
+        """Mass (1 ± b)/2 on the ±bias coordinates: the margin of every row is
+        b = 2q̂ − 1 (its sign the constant), and predict_proba's vote share over the
+        counted labels is (noisy count + 1)/(rows + 2)."""
+        half = self._scores.size
+        w = np.zeros(2 * half)
+        w[half - 1], w[-1] = (1.0 + balance) / 2.0, (1.0 - balance) / 2.0
+        self._set_predicting_weights(w)
+        self._balance = balance
+
+    def _consume_recount(self, X, ys):
+        """The guard's fallback after its first count: the constant is recounted on
+        public windows of n_c, 2n_c, 4n_c, … rows (rows n_c·2^(j−1) < t ≤ n_c·2^j),
+        each at all of ε on its own rows (disjoint: parallel composition, Lemma S (3)),
+        and the latest count predicts — so a stream whose first rows are
+        unrepresentative, or whose base rate drifts, is followed."""
+        n, pos = X.shape[0], 0
+        while pos < n:
+            take = min(n - pos, self._recount_rows - self._in_window)
+            yc = ys[pos:pos + take]
+            self._n_mistakes += _prediction_errors(self._margins(X[pos:pos + take]), yc)
+            self._positives += int(np.count_nonzero(yc > 0))
+            self._in_window += take
+            pos += take
+            if self._in_window == self._recount_rows:
+                self.n_recounts_ += 1
+                self._predict_constant(self._private_balance(self._recount_rows,
+                                                             self.n_recounts_))
+                self._in_window = 0
+                self._recount_rows *= 2
+        self.n_rounds_seen_ += n
 
     def _end_window(self):
         p = self.parameters_
@@ -154,14 +192,9 @@ class ScheduledUpdatesMixin:
         if self.n_updates_ == 0 and p.count_epsilon > 0:
             balance = self._balance = self._private_balance()
             if p.max_updates == 0:  # the guard: predict the private constant
-                # Mass (1 ± b)/2 on the ±bias coordinates: the margin of every row is
-                # b = 2q̂ − 1 (its sign the constant), and predict_proba's vote share
-                # over the n_c counted labels is (noisy count + 1)/(n_c + 2).
-                half = self._scores.size
-                w = np.zeros(2 * half)
-                w[half - 1], w[-1] = (1.0 + balance) / 2.0, (1.0 - balance) / 2.0
-                self._set_predicting_weights(w)
+                self._predict_constant(balance)
                 self.constant_fallback_ = True
+                self._recount_rows = p.count_rows  # the next count window (public)
                 return
             # Warm start towards that constant, as strongly as the labels are unbalanced:
             # at |2q̂ − 1| ≥ 1/2 the bias coordinate holds most of the mass (it predicts

@@ -11,8 +11,15 @@ on both sides. The check's arguments are recorded where the real code calls
 discrete-Laplace laws they define are compared by :func:`skdp.audit.exact_epsilon`:
 the real check is exactly ε_c (the plan's PureDP item); ``WrongSensitivity``, which
 declares sensitivity 1, is 2ε_c.
-"""
 
+The guard's fallback recounts (Lemma S (3)): a ``partial_fit`` stream the guard rules
+out (n_c = 64) is fed 512 rows — counts over rows 1–64, 65–128, 129–256, 257–512 — and
+the neighbour flips the label of row 100. The exact law of the four released counts
+(product of discrete Laplace laws around the recorded true counts) gives exactly ε;
+``CumulativeRecount``, which never empties its count, releases row 100 in three counts
+and measures 3ε.
+"""
+import itertools
 import warnings
 
 import numpy as np
@@ -43,21 +50,37 @@ def _streams(flip_row):
     return X, y, y2
 
 
-def _first_check(cls, X, y, seed, monkeypatch):
+class CumulativeRecount(DPWinnowClassifier):
+    """Broken twin: the fallback's recounts keep every earlier row in their count."""
+
+    def _private_balance(self, rows=None, index=0):
+        kept = self._positives
+        balance = super()._private_balance(rows, index)
+        self._positives = kept
+        return balance
+
+
+def _recorded(monkeypatch, run):
+    """Run ``run()`` with every geometric_mechanism call of the scheduled loop recorded
+    as (value, ε, sensitivity or None); return (calls, run's result)."""
     calls = []
-    real = _REAL
 
     def recording(values, epsilon, sensitivity=None, **kw):
-        if sensitivity is not None:
-            calls.append((int(values), float(epsilon), float(sensitivity)))
-            return real(values, epsilon, sensitivity, **kw)
-        return real(values, epsilon, **kw)
+        calls.append((int(values), float(epsilon), sensitivity))
+        if sensitivity is None:
+            return _REAL(values, epsilon, **kw)
+        return _REAL(values, epsilon, sensitivity, **kw)
 
     monkeypatch.setattr(scheduled, "geometric_mechanism", recording)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        clf = cls(random_state=seed, **PARAMS).fit(X, y)
-    return calls[0], clf
+        out = run()
+    return calls, out
+
+
+def _first_check(cls, X, y, seed, monkeypatch):
+    calls, clf = _recorded(monkeypatch, lambda: cls(random_state=seed, **PARAMS).fit(X, y))
+    return next((v, e, float(s)) for v, e, s in calls if s is not None), clf
 
 
 def _law(centre, epsilon, sensitivity, grid):
@@ -89,3 +112,42 @@ def test_broken_twin_with_sensitivity_one_is_caught_at_twice_the_claim(monkeypat
     eps, clf = _audit(WrongSensitivity, monkeypatch)
     assert eps == pytest.approx(2 * clf.parameters_.count_epsilon, rel=1e-6)
     assert eps > 1.5 * clf.parameters_.count_epsilon
+
+
+def _recount_epsilon(cls, monkeypatch):
+    rng = np.random.default_rng(0)
+    X = rng.choice([-1.0, 1.0], size=(512, 2))
+    y = rng.integers(0, 2, 512)
+    y2 = y.copy()
+    y2[100] = 1 - y2[100]
+
+    def counts(labels):
+        calls, clf = _recorded(monkeypatch, lambda: DPWinnowClassifier.partial_fit(
+            cls(epsilon=1.0, n_rounds=1000, bounds=(-1.0, 1.0), classes=[0, 1],
+                random_state=0), X, labels))
+        assert clf.constant_fallback_ and clf.parameters_.count_rows == 64
+        return [(v, e) for v, e, s in calls if s is None]
+
+    c, c2 = counts(y), counts(y2)
+    assert len(c) == len(c2) == 4 and all(e == 1.0 for _, e in c)
+    width = 12
+    axes = []
+    for (a, eps), (b, _) in zip(c, c2, strict=True):
+        grid = np.arange(min(a, b) - width, max(a, b) + width + 1)
+        axes.append((_law(a, eps, 1.0, grid), _law(b, eps, 1.0, grid)))
+    log_p = np.array([sum(cell) for cell in itertools.product(*[ax[0] for ax in axes])])
+    log_q = np.array([sum(cell) for cell in itertools.product(*[ax[1] for ax in axes])])
+    moved = [a != b for (a, _), (b, _) in zip(c, c2, strict=True)]
+    return exact_epsilon(log_p, log_q), moved
+
+
+def test_fallback_recounts_on_disjoint_windows_keep_epsilon(monkeypatch):
+    eps, moved = _recount_epsilon(DPWinnowClassifier, monkeypatch)
+    assert moved == [False, True, False, False]
+    assert eps == pytest.approx(1.0, rel=1e-6)
+
+
+def test_broken_twin_recounting_cumulatively_is_caught(monkeypatch):
+    eps, moved = _recount_epsilon(CumulativeRecount, monkeypatch)
+    assert moved == [False, True, True, True]
+    assert eps == pytest.approx(3.0, rel=1e-6) and eps >= 2.0

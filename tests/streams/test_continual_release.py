@@ -21,7 +21,9 @@ from skdp import (
     PrivacyBudget,
     PrivacyParameterError,
     StaleStateError,
-    TestingSeed,
+)
+from skdp import (
+    TestingSeed as Seed,
 )
 from skdp.decision_list import _private as dl_private
 from skdp.preprocessing import PublicBoundsBinarizer
@@ -99,7 +101,7 @@ def test_decision_list_partial_fit_through_the_wrapper_uses_every_row(monkeypatc
     y = np.where(X[:, 0] == 1, 1, X[:, 2])
     budget = PrivacyBudget(1.0, 1e-6)
     clf = ContinualReleaseClassifier(DPDecisionListClassifier(), epsilon=1.0, budget=budget,
-                                     classes=[0, 1], random_state=TestingSeed(0))
+                                     classes=[0, 1], random_state=Seed(0))
     for start in range(0, X.shape[0], 200):
         clf.partial_fit(X[start:start + 200], y[start:start + 200])
     assert seen == [200, 400, 800, 1600]  # 15 calls: blocks 1, 2, 4, 8 — all 3,000 rows
@@ -111,7 +113,7 @@ def test_decision_list_partial_fit_through_the_wrapper_uses_every_row(monkeypatc
 def test_the_stream_pays_once_and_predicting_is_free():
     budget = PrivacyBudget(2.0, 1e-5)
     clf = ContinualReleaseClassifier(NoisyCountClassifier(), epsilon=2.0, budget=budget,
-                                     classes=[0, 1], random_state=TestingSeed(1))
+                                     classes=[0, 1], random_state=Seed(1))
     for X, y in _calls([5] * 20):
         if hasattr(clf, "estimators_"):
             clf.predict(X)  # prequential: predict, then learn
@@ -170,7 +172,7 @@ def test_fit_releases_at_once_and_starts_a_new_stream():
 def test_copies_and_pickles_of_a_mid_stream_wrapper_are_refused():
     budget = PrivacyBudget(5.0, 1e-5)
     clf = ContinualReleaseClassifier(NoisyCountClassifier(), budget=budget, classes=[0, 1],
-                                     random_state=TestingSeed(0))
+                                     random_state=Seed(0))
     calls = _calls([4] * 6)
     _stream(clf, calls[:2])
     branch, pickled = copy.deepcopy(clf), pickle.dumps(clf)
