@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._thresholds import _fires, class_histogram
+from ._thresholds import class_histogram
 
 __all__ = ["DaskRows", "is_dask_collection"]
 
@@ -56,13 +56,19 @@ def _chunk_histogram(xb, yb, grid, classes, rules, check):
         inside = codes < classes.size
         if not (inside.all() and np.all(classes[np.where(inside, codes, 0)] == yb)):
             raise ValueError("y has labels outside the public classes.")
-    bins = grid.bins(xb)
+    # Which rows the rules select, by comparing raw values with the rules' cuts (exactly
+    # the bins' semantics: x ≤ cut_k ⇔ bin ≤ k; NaN fires only "missing"); only those
+    # rows are binned, so a pass costs O(rows·rules) comparisons plus the binning of
+    # the rows the new rule covers — each row is binned in one rule pass at most.
     keep = np.ones(xb.shape[0], dtype=bool)
     for position, lit in enumerate(rules):
-        fires = _fires(bins[:, int(grid.feature[lit])], int(grid.op[lit]),
-                       int(grid.cut_index[lit]), grid.n_bins)
+        column = xb[:, int(grid.feature[lit])]
+        op, cut = int(grid.op[lit]), grid.threshold(lit)
+        with np.errstate(invalid="ignore"):
+            fires = np.isnan(column) if op == 2 else (column <= cut) if op == 0 else (
+                column > cut)
         keep &= fires if position == len(rules) - 1 else ~fires
-    return class_histogram(bins[keep], codes[keep], grid.n_bins, classes.size)
+    return class_histogram(grid.bins(xb[keep]), codes[keep], grid.n_bins, classes.size)
 
 
 class DaskRows:
