@@ -2,7 +2,8 @@
 
 ``python benchmarks/rule_lists_real.py`` (full: 6 tables × ε ∈ {0.5, 1, 2, 4, 8} × 5 seeds)
 or ``--quick`` (2 seeds, ε ∈ {1, 4}, smaller digits; a few minutes). Writes
-``benchmarks/results/rule_lists_real.{csv,md,png}`` (+ ``rule_lists_real_speed.csv``).
+``benchmarks/results/rule_lists_real.{csv,md,png}`` (+ ``rule_lists_real_speed.csv`` and
+``rule_lists_real.rst``, the ε = 1 table the "which learner" page includes).
 
 Tables: :mod:`_dev_tables` (breast_cancer, statsmodels' fair, a simulated imbalanced
 table whose label is a threshold on a skewed feature, a simulated churn-like table with
@@ -485,6 +486,46 @@ def criteria_lines(rows, info):
     return lines
 
 
+def rst_table(rows, info, eps=1.0):
+    """The ε = 1 comparison as an RST list-table, included by docs/user_guide/choosing.rst."""
+    private = [M_BOUNDS, M_BIN, M_DPL, M_EBM]
+    short = {M_BOUNDS: "list, bounds=", M_BIN: "list, binarizer", M_DPL: "diffprivlib best",
+             M_EBM: "DP-EBM"}
+    present = [m for m in private if any(r["method"] == m for r in rows)]
+    head = ["Table", *[short[m] for m in present], "non-private LR", "best private"]
+
+    def get(name, m, e):
+        for r in rows:
+            if r["table"] == name and r["method"] == m and r["epsilon"] == e:
+                return r
+        return None
+
+    lines = [".. list-table::", "   :header-rows: 1", ""]
+    lines += [f"   {'*' if i == 0 else ' '} - {h}" for i, h in enumerate(head)]
+    for name in dict.fromkeys(r["table"] for r in rows):
+        cells, best = [], {}
+        for m in present:
+            r = get(name, m, eps)
+            if r is None or np.isnan(r["auc_mean"]):
+                cells.append("—")
+                continue
+            cells.append(f"{r['auc_mean']:.3f} / {r['acc_mean']:.3f}")
+            best[m] = r
+        lr = get(name, M_LR, "")
+        cells.append(f"{lr['auc_mean']:.3f} / {lr['acc_mean']:.3f}" if lr else "—")
+        if best:
+            by_auc = max(best, key=lambda m: best[m]["auc_mean"])
+            by_acc = max(best, key=lambda m: best[m]["acc_mean"])
+            cells.append(f"AUC: {short[by_auc]}; accuracy: {short[by_acc]}")
+        else:
+            cells.append("—")
+        rows_text = f"{name} ({info[name]['rows']:,} rows"
+        rows_text += f", {info[name]['classes']} classes)" if info[name]["classes"] > 2 else ")"
+        lines.append(f"   * - {rows_text}")
+        lines += [f"     - {c}" for c in cells]
+    return "\n".join(lines) + "\n"
+
+
 # ------------------------------------------------------------------ speed
 def speed_rows(quick):
     n, d = (20_000, 100) if quick else (100_000, 100)
@@ -610,6 +651,7 @@ def main():
                  "above)\n\n" + "\n".join(f"- {line}" for line in criteria) + "\n")
     if not args.skip_speed:
         extra.append(write_speed(out, speed_rows(args.quick)))
+    (out / "rule_lists_real.rst").write_text(rst_table(rows, info), encoding="utf-8")
     text = "".join(extra)
     print(text)
     with (out / "rule_lists_real.md").open("a", encoding="utf-8") as fh:
