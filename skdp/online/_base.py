@@ -253,7 +253,7 @@ class _BinaryOnlineDomainClassifier(ReleasedPredictionMixin, ClassifierMixin, Ba
             domain indices, shape (n_samples, 1), integers in [0, N).
         y : array-like of shape (n_samples,)
             Two class labels, or C > 2 learnt one-vs-rest (C internal binary copies
-            on the same rows; see :mod:`skdp._multiclass` for how ε is split).
+            on the same rows; see ``skdp._multiclass`` for how ε is split).
 
         Returns
         -------
@@ -316,7 +316,7 @@ class _BinaryOnlineDomainClassifier(ReleasedPredictionMixin, ClassifierMixin, Ba
 
 class OnlineDomainClassifier(OneVsRestMixin, _BinaryOnlineDomainClassifier):
     """Base of skdp's online classifiers: binary over domain indices, and C > 2 labels
-    by internal one-vs-rest (:mod:`skdp._multiclass`)."""
+    by internal one-vs-rest (``skdp._multiclass``)."""
 
     def _ovr_check(self, template, X, y01, from_fit):
         # What a copy's first block checks before it charges, run once on a throwaway
