@@ -1,7 +1,7 @@
 """Issue 16's task for ``private_prediction.py --task 2d``: Yan's predictor at realistic n.
 
 X ~ N(0, I₂), y = 1[x₀ + 0.5·x₁ > 0.2], T = 2·10⁴ fresh queries, δ = 10⁻⁶. For each
-labelled n, all with ``planned_queries=T``:
+labelled n, all with ``n_queries=T``:
 
 * ``default``: ``PrivatePredictor(Halfspaces(2))`` (``mode="auto"``: halfspace mode);
 * ``oblivious``: the same with ``mode="oblivious"`` (Yan's G_oblivious, cap
@@ -54,7 +54,7 @@ def _data(rng, n):
 
 def _yan(method, eps, seed, T_planned):
     common = dict(epsilon=eps, delta=DELTA, classes=[0, 1], random_state=seed,
-                  planned_queries=T_planned)
+                  n_queries=T_planned)
     if method == "default":
         return PrivatePredictor(Halfspaces(2), **common)
     if method == "oblivious":
@@ -201,7 +201,7 @@ def main_2d(args):
                "teachers": "teachers", "fit_s": "fit s", "predict_s": "predict s"}
     notes = [
         f"ε = 1, δ = {DELTA:g}, T = {T} fresh queries, {len(seeds)} seed(s); refused "
-        "queries count ½; Yan modes run with planned_queries = T.",
+        "queries count ½; Yan modes run with n_queries = T.",
         "smallest n on the grid with mean accuracy ≥ 0.9 (ε = 1: the curve above; "
         "ε = 0.5, 2: 2 seeds on " + ", ".join(map(str, N90_GRID)) + "): " + "; ".join(
             f"ε={eps}: " + ", ".join(f"{m} {n}" for m, n in res.items())

@@ -94,7 +94,7 @@ def run_yan(name, make, hyp, mode, cap, m, noise, eps, t_grid, seed):
     Xq, yq = make(rng, max(t_grid))
     start = time.perf_counter()
     clf = PrivatePredictor(hyp(), epsilon=eps, delta=DELTA, max_hard_queries=cap, mode=mode,
-                           planned_queries=max(t_grid), random_state=seed).fit(X, y)
+                           n_queries=max(t_grid), random_state=seed).fit(X, y)
     k = clf.n_teachers_
     rows, done, preds, answered = [], 0, [], 0
     for T in t_grid:

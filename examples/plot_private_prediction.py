@@ -70,7 +70,7 @@ Xq, yq = sample(T)
 
 yan = make_pipeline(clipper, PrivatePredictor(Halfspaces(2), epsilon=epsilon, delta=delta,
                                               max_hard_queries=cap, mode="halfspace",
-                                              n_teachers=k, planned_queries=T,
+                                              n_teachers=k, n_queries=T,
                                               classes=[0, 1], random_state=0)).fit(X, y)
 baseline = make_pipeline(clipper, SubsampleAggregatePredictor(
     Halfspaces(2), epsilon=epsilon, delta=delta, n_queries=T, n_teachers=k, classes=[0, 1],

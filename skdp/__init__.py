@@ -42,6 +42,7 @@ compat
 
 # Every subpackage is an attribute of ``skdp`` (``import skdp; skdp.preprocessing``).
 from . import (
+    _docsections,  # noqa: F401  (sklearn's HTML repr parses our Privacy sections)
     accounting,
     audit,
     compat,

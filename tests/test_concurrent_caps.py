@@ -191,7 +191,7 @@ def test_copies_of_the_small_sample_fallback_never_pass_planned_queries(workers,
 def _copies_of_the_small_sample_fallback_never_pass_planned_queries_once(workers, store):
     planned = 60
     user = PrivacyBudget(5.0, 1e-5, store=store)
-    clf = PrivatePredictor(Thresholds(), planned_queries=planned, budget=user, classes=[0, 1])
+    clf = PrivatePredictor(Thresholds(), n_queries=planned, budget=user, classes=[0, 1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         clf.fit(*_random_labels(50))
@@ -381,7 +381,7 @@ def test_a_payment_interrupted_between_the_two_ledgers_is_completed_once():
     """A copy that paid the user's budget and died before ``budget_`` left the plan
     half paid; the next copy pays ``budget_`` only."""
     user = PrivacyBudget(5.0, 1e-5)
-    clf = PrivatePredictor(Thresholds(), planned_queries=10, budget=user, classes=[0, 1])
+    clf = PrivatePredictor(Thresholds(), n_queries=10, budget=user, classes=[0, 1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         clf.fit(*_random_labels(50))

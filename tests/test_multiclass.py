@@ -183,3 +183,27 @@ def test_binary_only_message_has_no_label_values():
         with pytest.raises(ValueError) as info:
             skdp.SubsampleAggregatePredictor().fit(X, y)
     assert "secret" not in str(info.value)
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda c: c.__name__)
+def test_sparse_input_learns_or_is_refused_before_spending(cls):
+    # Binary labels here (the 3-class test above covers labels); the API table's
+    # sparse column is this tag.
+    import scipy.sparse as sp
+
+    X, y = _table(300)
+    X = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))  # half the cells unstored
+    y = (y == 2).astype(int)
+    budget = PrivacyBudget(100.0, 1e-3)
+    private = "budget" in cls().get_params()
+    kw = {"budget": budget, "random_state": skdp.TestingSeed(0), "classes": [0, 1]} \
+        if private else {}
+    est = _make(cls, **kw)
+    if not cls().__sklearn_tags__().input_tags.sparse:
+        with pytest.raises(TypeError, match="dense data is required"):
+            est.fit(X, y)
+        assert budget.charges == ()
+        return
+    est.fit(X, y)
+    assert est.predict(X).shape == (300,)
+    assert est.predict_proba(X).shape == (300, 2)

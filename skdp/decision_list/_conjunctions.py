@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval
+from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
 from .._input import validate_data
@@ -148,6 +149,10 @@ class ConjunctionFeatures(TransformerMixin, BaseEstimator):
     def transform(self, X: ArrayLike) -> sp.csr_matrix:
         """Sparse CSR matrix (int8) of the conjunctions' values on each row.
 
+        Under ``set_output(transform="pandas")`` (or ``"polars"``) a DataFrame with
+        one int8 column per conjunction, named by :meth:`get_feature_names_out`
+        (dense: n_samples × n_output_features_ bytes).
+
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features_in_)
@@ -155,6 +160,7 @@ class ConjunctionFeatures(TransformerMixin, BaseEstimator):
         Returns
         -------
         Xt : scipy.sparse.csr_matrix of shape (n_samples, n_output_features_)
+            Or a DataFrame, see above.
         """
         check_is_fitted(self)
         Xv = validate_data(self, X, accept_sparse="csr", dtype="numeric", reset=False)
@@ -183,6 +189,10 @@ class ConjunctionFeatures(TransformerMixin, BaseEstimator):
                 blocks.append(sp.csr_matrix(block, dtype=np.int8))
         out = sp.hstack(blocks, format="csr") if blocks else sp.csr_matrix((n, 0), dtype=np.int8)
         # columns were generated in length order, which is the order of conjunctions_
+        if _get_output_config("transform", self)["dense"] != "default":
+            # A DataFrame was asked for (set_output): scikit-learn's wrapper cannot hold
+            # a sparse matrix, so hand it the dense 0/1 table to name and wrap.
+            return out.toarray()
         return out
 
     def get_feature_names_out(self, input_features: ArrayLike | None = None) -> np.ndarray:

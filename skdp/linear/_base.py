@@ -274,7 +274,7 @@ class _BinaryMultiplicativeWeights:
             is O(nonzeros)); it needs ``bounds`` symmetric around 0, which map 0 to 0.
         y : array-like of shape (n_samples,)
             Two class labels, or C > 2 learnt one-vs-rest (C internal binary copies
-            on the same rows; see :mod:`skdp._multiclass` for how ε is split).
+            on the same rows; see ``skdp._multiclass`` for how ε is split).
 
         Returns
         -------
@@ -395,7 +395,7 @@ def _clip_sparse_to_unit(X, lower, upper, name):
 
 class MultiplicativeWeightsMixin(OneVsRestMixin, _BinaryMultiplicativeWeights):
     """The Winnow family's base: binary multiplicative weights, and C > 2 labels by
-    internal one-vs-rest (:mod:`skdp._multiclass`). Place it before ``ClassifierMixin``."""
+    internal one-vs-rest (``skdp._multiclass``). Place it before ``ClassifierMixin``."""
 
     def _ovr_check(self, template, X, y01, from_fit):
         # What the copies' first block checks before they charge, run once on a

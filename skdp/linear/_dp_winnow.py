@@ -117,7 +117,9 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         (data-independent, no privacy cost; the privacy proof needs |x_j| ≤ 1, which
         the clip guarantees for any input). ``None``: clip to [−1, 1] and warn at
         ``fit`` (from the parameters only).
-    classes : array-like of shape (2,), default=None
+    classes : array-like of shape (n_classes,), default=None
+        Two labels, or C > 2 learnt one-vs-rest (``skdp._multiclass``: C copies
+        at the optimal-composition share of (ε, δ), the budget charged once).
         The label set, a **public** parameter: ``classes_`` is exactly
         ``np.unique(classes)`` whatever ``y`` holds (one label missing from ``y`` is
         fine), and labels of ``y`` outside it raise ``ValueError``. ``None``: read

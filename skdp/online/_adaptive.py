@@ -112,7 +112,9 @@ class AdaptivePrivateOnlineClassifier(PrivateOnlineDomainClassifier):
         histogram noise bound is smallest (the paper's split is a candidate: with one
         sparse vector and D ≤ 2 histograms it usually wins, so both give the same
         numbers at the practical defaults).
-    classes : array-like of shape (2,), default=None
+    classes : array-like of shape (n_classes,), default=None
+        Two labels, or C > 2 learnt one-vs-rest (``skdp._multiclass``: C copies
+        at the optimal-composition share of (ε, δ), the budget charged once).
         The label set, a **public** parameter: ``classes_`` is exactly
         ``np.unique(classes)`` (``classes_[1]`` is the +1 label) whatever ``y``
         holds, and labels of ``y`` outside it raise ``ValueError``. ``None``: read

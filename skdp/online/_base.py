@@ -48,7 +48,7 @@ from .._multiclass import OneVsRestMixin
 from .._validation import private_data_error
 from ..base import PrivateEstimatorMixin
 from ..exceptions import PrivacyWarning
-from ..hypotheses.mean_thresholds import MeanThresholds
+from ..hypotheses.mean_thresholds import MeanThresholds, _DefaultMeanThresholds
 from ._predicting import PROBA_SMOOTHING, ReleasedPredictionMixin
 
 if TYPE_CHECKING:
@@ -64,8 +64,10 @@ _FIRST_CHUNK = 32
 
 def default_hypothesis_class() -> MeanThresholds:
     """The class used when ``hypothesis_class=None``: ``MeanThresholds()`` (two-sided
-    thresholds on the mean of the features clipped to [−1, 1], 16 public bins; Ldim 5)."""
-    return MeanThresholds()
+    thresholds on the mean of the features clipped to [−1, 1], 16 public bins; Ldim 5),
+    which warns at stream start, on more than one feature, what it learns and how to
+    choose (``skdp.hypotheses.mean_thresholds._DefaultMeanThresholds``)."""
+    return _DefaultMeanThresholds()
 
 
 def domain_indices(X: NDArray[np.float64], n_domain: int, name: str) -> NDArray[np.intp]:
@@ -163,6 +165,11 @@ class _BinaryOnlineDomainClassifier(ReleasedPredictionMixin, ClassifierMixin, Ba
         hc = self._hypotheses()
         return hc if callable(getattr(hc, "to_domain", None)) else None
 
+    def _sparse_input(self) -> str | bool:
+        """``accept_sparse`` for X: CSR when the class's discretisation reads sparse rows
+        (:class:`~skdp.hypotheses.MeanThresholds`), else dense only."""
+        return "csr" if getattr(self._discretisation(), "accepts_sparse", False) else False
+
     def _to_domain(self, X: NDArray[np.float64], n_domain: int) -> NDArray[np.intp]:
         disc = self._discretisation()
         if disc is None:
@@ -174,7 +181,7 @@ class _BinaryOnlineDomainClassifier(ReleasedPredictionMixin, ClassifierMixin, Ba
         """Validate X and y (first thing in fit/partial_fit): float X, the label set,
         labels as ±1. Raises before the class is resolved or anything is charged."""
         X, y = validate_data(self, X, y, reset=first_call, dtype=np.float64,
-                             ensure_min_samples=1)
+                             ensure_min_samples=1, accept_sparse=self._sparse_input())
         if first_call and classes is None and not from_fit and getattr(
                 self, "classes", None) is None:
             raise ValueError("classes must be passed on the first call to partial_fit "
@@ -246,7 +253,7 @@ class _BinaryOnlineDomainClassifier(ReleasedPredictionMixin, ClassifierMixin, Ba
             domain indices, shape (n_samples, 1), integers in [0, N).
         y : array-like of shape (n_samples,)
             Two class labels, or C > 2 learnt one-vs-rest (C internal binary copies
-            on the same rows; see :mod:`skdp._multiclass` for how ε is split).
+            on the same rows; see ``skdp._multiclass`` for how ε is split).
 
         Returns
         -------
@@ -303,13 +310,13 @@ class _BinaryOnlineDomainClassifier(ReleasedPredictionMixin, ClassifierMixin, Ba
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = bool(self._sparse_input())
         return tags
 
 
 class OnlineDomainClassifier(OneVsRestMixin, _BinaryOnlineDomainClassifier):
     """Base of skdp's online classifiers: binary over domain indices, and C > 2 labels
-    by internal one-vs-rest (:mod:`skdp._multiclass`)."""
+    by internal one-vs-rest (``skdp._multiclass``)."""
 
     def _ovr_check(self, template, X, y01, from_fit):
         # What a copy's first block checks before it charges, run once on a throwaway
@@ -322,9 +329,11 @@ class OnlineDomainClassifier(OneVsRestMixin, _BinaryOnlineDomainClassifier):
         template._to_domain(X, n_domain)
 
     def _ovr_validate(self, X, y, reset):
+        sparse = self._sparse_input()
         if y is None:
-            return validate_data(self, X, reset=reset, dtype=np.float64)
-        return validate_data(self, X, y, reset=reset, dtype=np.float64, ensure_min_samples=1)
+            return validate_data(self, X, reset=reset, dtype=np.float64, accept_sparse=sparse)
+        return validate_data(self, X, y, reset=reset, dtype=np.float64, ensure_min_samples=1,
+                             accept_sparse=sparse)
 
 
 class PrivateOnlineDomainClassifier(PrivateEstimatorMixin, OnlineDomainClassifier):

@@ -88,7 +88,9 @@ class BatchSanitizedOnlineClassifier(_AgnosticOnlineClassifier):
         :class:`~skdp.exceptions.PrivacyWarning`); ``"skip"`` (a practical choice)
         feeds the copies nothing for that batch and goes on. Either way the decision
         is post-processing of the sanitizer's output: privacy is the same.
-    classes : array-like of shape (2,), default=None
+    classes : array-like of shape (n_classes,), default=None
+        Two labels, or C > 2 learnt one-vs-rest (``skdp._multiclass``: C copies
+        at the optimal-composition share of (ε, δ), the budget charged once).
         The label set, a **public** parameter: ``classes_`` is exactly
         ``np.unique(classes)`` (``classes_[1]`` is the +1 label) whatever ``y``
         holds, and labels of ``y`` outside it raise ``ValueError``. ``None``: read

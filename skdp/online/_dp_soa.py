@@ -131,7 +131,9 @@ class DPSOAClassifier(PerRoundRelease, PrivateOnlineDomainClassifier):
         ``"paper"``: basic composition (ε_svt = 2ε/3, c histograms at (ε/(3c), δ/c)) or
         Lemma 5.4 with ``adaptive=True``; ``"tight"``: the same weights scaled by
         :func:`skdp.accounting.calibrate_plan`. See ``parameters_``.
-    classes : array-like of shape (2,), default=None
+    classes : array-like of shape (n_classes,), default=None
+        Two labels, or C > 2 learnt one-vs-rest (``skdp._multiclass``: C copies
+        at the optimal-composition share of (ε, δ), the budget charged once).
         The **public** label set (``None``: read from ``y``, with a
         :class:`~skdp.exceptions.PrivacyLeakWarning`).
     budget : PrivacyBudget, optional

@@ -348,7 +348,9 @@ class PrivateExpertsClassifier(_AgnosticOnlineClassifier):
         composition, pure ε-DP). ``"tight"``: the largest ε_cell for which
         :func:`skdp.accounting.calibrate_plan` puts those m·L noises within (ε, δ) —
         used in a bucket only when it beats ε/m; needs δ > 0 (δ = 0 gives the paper's).
-    classes : array-like of shape (2,), default=None
+    classes : array-like of shape (n_classes,), default=None
+        Two labels, or C > 2 learnt one-vs-rest (``skdp._multiclass``: C copies
+        at the optimal-composition share of (ε, δ), the budget charged once).
         The label set, a **public** parameter: ``classes_`` is exactly
         ``np.unique(classes)`` (``classes_[1]`` is the +1 label) whatever ``y``
         holds, and labels of ``y`` outside it raise ``ValueError``. ``None``: read

@@ -35,6 +35,7 @@ class ReleasedPredictionMixin:
     n_domain_: int
     _released_predict: Callable[[NDArray[np.intp]], NDArray[np.int8]]
     _to_domain: Callable[[NDArray[np.float64], int], NDArray[np.intp]]
+    _sparse_input: Callable[[], str | bool]
 
     #: γ of :meth:`predict_proba`'s smoothed one-hot (0 where the learner releases a
     #: probability of its own, see :meth:`_released_score`).
@@ -51,7 +52,8 @@ class ReleasedPredictionMixin:
 
     def _domain_of(self, X: ArrayLike) -> NDArray[np.intp]:
         check_is_fitted(self)
-        return self._to_domain(validate_data(self, X, reset=False, dtype=np.float64),
+        return self._to_domain(validate_data(self, X, reset=False, dtype=np.float64,
+                                             accept_sparse=self._sparse_input()),
                                self.n_domain_)
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:

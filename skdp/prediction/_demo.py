@@ -25,7 +25,7 @@ def demo_row(rng, budget):
     Xq = rng.random((2000, 1))
     truth = Xq[:, 0] >= threshold
     clf = PrivatePredictor(Thresholds(), epsilon=eps, delta=delta, max_hard_queries=cap,
-                           planned_queries=2000, classes=[0, 1], budget=budget,
+                           n_queries=2000, classes=[0, 1], budget=budget,
                            random_state=TestingSeed(rng)).fit(X, y)
     try:
         answers, note = clf.predict(Xq), ""

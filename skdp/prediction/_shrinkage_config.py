@@ -54,7 +54,7 @@ class _ShrinkageConfig:
     def _resolve_cap(self, n_features, delta, hyp):
         """``max_hard_queries="auto"``: d + 1 in halfspace mode; in oblivious mode
         min(⌈VC·ln T⌉, ⌈4·ln(2/δ)⌉) for a class of known VC dimension (T =
-        ``planned_queries``; Yan's O(VC·log T) bound on hard queries with constant 1),
+        ``n_queries``; Yan's O(VC·log T) bound on hard queries with constant 1),
         else ⌈4·ln(2/δ)⌉. Public inputs only."""
         if self.max_hard_queries != "auto":
             return int(self.max_hard_queries)
@@ -66,7 +66,7 @@ class _ShrinkageConfig:
         vc = getattr(hyp, "vc_dimension", None)
         if vc is None:
             return cutoff
-        return max(1, min(cutoff, math.ceil(vc * math.log(self.planned_queries))))
+        return max(1, min(cutoff, math.ceil(vc * math.log(self._planned_queries()))))
 
     def _plan_for(self, epsilon, delta, n_features):
         """(hypotheses, mode, cap, BetweenThresholds plan, teachers k) for these parameters."""
@@ -75,7 +75,7 @@ class _ShrinkageConfig:
         cap = self._resolve_cap(n_features, delta, hyp)
         if thresholds == "auto":
             params = design(epsilon, delta, cap, self.accounting, self.calibration,
-                            self.planned_queries)
+                            self._planned_queries())
         else:
             params = shrinkage_parameters(epsilon, delta, cap, self.accounting,
                                           self.calibration, thresholds)

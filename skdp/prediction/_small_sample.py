@@ -3,7 +3,7 @@
 BetweenThresholds' gap needs thousands of teachers, one labelled row each at least.
 With fewer rows, :class:`~skdp.prediction.PrivatePredictor` answers like
 :class:`~skdp.prediction.SubsampleAggregatePredictor` planned for
-``planned_queries`` distinct queries: k' = min(⌈4/ε_q⌉, max(1, ⌊n/m⌋)) teachers on
+``n_queries`` distinct queries: k' = min(⌈4/ε_q⌉, max(1, ⌊n/m⌋)) teachers on
 disjoint blocks, one noisy count per new query, scored by
 :class:`~skdp.prediction.subsample_aggregate.VoteScores` (which tends to the
 released majority label where the noise dwarfs the votes). So below the floor it
@@ -25,7 +25,7 @@ fitted on two rows is mostly a constant, hence its m = 10. m, n, ε, δ and T ar
 public, so k' is too (Lemma F holds for every k').
 
 *Lemma F (the fallback's plan).* Let ε_q be the largest per-answer ε such that
-T = ``planned_queries`` ``DiscreteLaplace(ε_q)`` events compose to (ε, δ) by
+T = ``n_queries`` ``DiscreteLaplace(ε_q)`` events compose to (ε, δ) by
 :func:`skdp.accounting.calibrate_plan` (``accounting="paper"``: exact optimal
 composition). A transcript of at most T answers, each the noisy count of
 teachers trained on disjoint blocks plus discrete Laplace(ε_q) noise, asked
@@ -78,7 +78,7 @@ class _SmallSampleFallback(_NoisyCounts):
 
     def _fallback_epsilon(self):
         return _per_query_epsilon(float(self.epsilon), float(self.delta),
-                                  int(self.planned_queries), self.accounting)
+                                  int(self._planned_queries()), self.accounting)
 
     def _build_fallback(self):
         """(Re)train the fallback teachers on the pooled rows (nothing released)."""
@@ -105,11 +105,11 @@ class _SmallSampleFallback(_NoisyCounts):
         return used
 
     def _fallback_scores(self, X):
-        state, n, planned = self._state, X.shape[0], int(self.planned_queries)
+        state, n, planned = self._state, X.shape[0], int(self._planned_queries())
 
         def refuse(remaining):
             self._refuse(f"{n} new queries asked but only {remaining} of the "
-                         f"planned_queries={planned} of its small-sample fallback remain "
+                         f"n_queries={planned} of its small-sample fallback remain "
                          "(for this predictor and its copies). Nothing was answered.",
                          np.empty(0))
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 
 from ..accounting import PrivacyBudget
 from ..exceptions import PrivacyParameterError, PrivacyWarning
@@ -92,7 +92,7 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         ``"auto"``: d + 1 in ``mode="halfspace"`` (after d affinely independent hard
         queries every teacher's boundary is the same hyperplane, after d + 1 the
         space is a point); oblivious: min(⌈VC·ln T⌉, ⌈4·ln(2/δ)⌉), T =
-        ``planned_queries`` (Yan's O(VC·log T), constant 1), ⌈4·ln(2/δ)⌉ if VC unknown.
+        ``n_queries`` (Yan's O(VC·log T), constant 1), ⌈4·ln(2/δ)⌉ if VC unknown.
     mode : {"auto", "oblivious", "halfspace"}, default="auto"
         ``"auto"``: ``"halfspace"`` for halfspace teachers (``Halfspaces``, the
         default class, or a plain ``LogisticRegression`` estimator), whose cap of
@@ -111,16 +111,21 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         fixed fraction of the gap) must leave unanimous votes (q ∈ {0, 1}) outside
         the band. ``"auto"``: the symmetric band and calibration with the fewest
         teachers such that a unanimous vote is ⊤ with probability at most
-        1/``planned_queries`` (:func:`~skdp.prediction._shrinkage_parameters.design`).
-    planned_queries : int, default=10_000
-        The stream length T the band is designed for (public; more queries are
-        still answered, with more ⊤ from noise).
+        1/``n_queries`` (:func:`~skdp.prediction._shrinkage_parameters.design`).
+    n_queries : int, default=10_000
+        The number of queries T the predictor is planned for (public): the stream
+        length the band is designed for (more queries are still answered, with more
+        ⊤ from noise). The same name as in
+        :class:`~skdp.prediction.SubsampleAggregatePredictor`.
     small_sample : {"majority", "raise"}, default="majority"
         What ``fit`` does with fewer rows than teachers: warn and answer like
         subsample-and-aggregate, whose scores tend to the released majority label
         where its noise dwarfs the votes (see Notes), or raise ``ValueError``.
     n_jobs : int, default=None
         Processes for fitting ``estimator`` teachers (joblib); ignored otherwise.
+    planned_queries : int, default="deprecated"
+        Deprecated alias of ``n_queries`` (renamed in 0.1, removed in 0.3): when
+        given it is used, with a ``FutureWarning`` at ``fit``.
     accounting : {"tight", "paper"}, default="tight"
         How ε, δ are split over the ``max_hard_queries`` BSU instances
         (:func:`shrinkage_parameters`; not used by Stemmer's single instance):
@@ -152,7 +157,8 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
     mode_ : str
         ``"oblivious"`` or ``"halfspace"`` (``mode="auto"`` resolved).
     calibration_ : str
-        ``"bsu"`` or ``"stemmer"``.
+        The calibration used, ``"auto"`` resolved: ``"bsu"``, ``"stemmer"`` or
+        ``"charged"``.
     max_hard_queries_ : int
         The cap v actually enforced (``"auto"`` resolved).
     thresholds_ : tuple of float
@@ -221,7 +227,7 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
     each at least. With fewer rows, ``fit`` warns (``PrivacyWarning``, naming the
     rows needed) and the predictor answers as
     :class:`~skdp.prediction.SubsampleAggregatePredictor` planned for
-    ``planned_queries`` distinct queries would with ⌊n/2⌋ teachers (⌊n/10⌋, that
+    ``n_queries`` distinct queries would with ⌊n/2⌋ teachers (⌊n/10⌋, that
     baseline's default, for a non-linear ``estimator``; at most ⌈4/ε_q⌉), the plan
     reserved at the first answer and refused beyond (Lemma F in
     ``skdp.prediction._small_sample``). ``small_sample="raise"`` refuses instead.
@@ -264,7 +270,9 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         "mode": [StrOptions({"auto", "oblivious", "halfspace"})],
         "calibration": [StrOptions(set(CALIBRATIONS))],
         "thresholds": [tuple, list, StrOptions({"auto"})],
-        "planned_queries": [Interval(numbers.Integral, 2, None, closed="left")],
+        "n_queries": [Interval(numbers.Integral, 2, None, closed="left")],
+        "planned_queries": [Interval(numbers.Integral, 2, None, closed="left"),
+                            Hidden(StrOptions({"deprecated"}))],
         "small_sample": [StrOptions({"majority", "raise"})],
         "accounting": [StrOptions(set(ACCOUNTING))],
         "n_jobs": [numbers.Integral, None],
@@ -282,13 +290,14 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         mode: str = "auto",
         calibration: str = "auto",
         thresholds: tuple[float, float] | str = "auto",
-        planned_queries: int = 10_000,
+        n_queries: int = 10_000,
         small_sample: str = "majority",
         accounting: str = "tight",
         budget: PrivacyBudget | None = None,
         random_state: int | np.random.Generator | None = None,
         classes: ArrayLike | None = None,
         n_jobs: int | None = None,
+        planned_queries: int | str = "deprecated",
     ) -> None:
         self.hypotheses = hypotheses
         self.estimator = estimator
@@ -299,13 +308,14 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         self.mode = mode
         self.calibration = calibration
         self.thresholds = thresholds
-        self.planned_queries = planned_queries
+        self.n_queries = n_queries
         self.small_sample = small_sample
         self.accounting = accounting
         self.budget = budget
         self.random_state = random_state
         self.classes = classes
         self.n_jobs = n_jobs
+        self.planned_queries = planned_queries
 
     # ------------------------------------------------------------------ fitting
     @_fit_context(prefer_skip_nested_validation=True)
@@ -316,7 +326,15 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         """
         return self._fit(X, y)
 
+    def _planned_queries(self):
+        """T: ``n_queries``, or the deprecated alias ``planned_queries`` when given."""
+        return self.n_queries if self.planned_queries == "deprecated" else self.planned_queries
+
     def _fit(self, X, y, classes=None):
+        if self.planned_queries != "deprecated":
+            warnings.warn("PrivatePredictor: planned_queries was renamed n_queries (the name "
+                          "SubsampleAggregatePredictor uses) in 0.1 and will be removed in "
+                          "0.3; pass n_queries= instead.", FutureWarning, stacklevel=4)
         epsilon, delta = self._check_privacy_params()
         if delta == 0:
             raise PrivacyParameterError("PrivatePredictor needs δ > 0 (BetweenThresholds).")
@@ -351,7 +369,7 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
             warnings.warn(
                 self._too_few_rows_message(X.shape[0], k) + " Until partial_fit brings them, "
                 "the predictor answers like SubsampleAggregatePredictor planned for "
-                f"planned_queries={self.planned_queries} queries (its plan charged at the "
+                f"n_queries={self._planned_queries()} queries (its plan charged at the "
                 "first answer).",
                 PrivacyWarning,
                 stacklevel=3,

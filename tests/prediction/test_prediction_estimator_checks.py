@@ -28,7 +28,7 @@ def _expected(estimator):
         PrivatePredictor(),
         SubsampleAggregatePredictor(),
         # Tuned: a generous plan and ε (oblivious: more hard queries than d + 1).
-        PrivatePredictor(epsilon=50.0, planned_queries=100_000, mode="oblivious",
+        PrivatePredictor(epsilon=50.0, n_queries=100_000, mode="oblivious",
                          random_state=0),
         SubsampleAggregatePredictor(epsilon=50.0, n_queries=100_000, random_state=0),
     ],

@@ -21,7 +21,7 @@ def _thresholds(n, seed=0):
 
 def _yan(**kw):
     return PrivatePredictor(Thresholds(), epsilon=2.0, delta=1e-3, max_hard_queries=30,
-                            planned_queries=5000, classes=[0, 1], random_state=0, **kw)
+                            n_queries=5000, classes=[0, 1], random_state=0, **kw)
 
 
 def _aggregate(**kw):

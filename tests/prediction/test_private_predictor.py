@@ -262,7 +262,7 @@ def test_too_few_rows_warns_and_answers_like_subsample_and_aggregate():
 
     X, y = _thresholds(200)  # planned for 100 queries the floor is 227 teachers
     with pytest.warns(PrivacyWarning, match="rows are needed"):
-        clf = _small(planned_queries=100).fit(X, y)
+        clf = _small(n_queries=100).fit(X, y)
     assert clf.n_teachers_ == 0
     Xq = _thresholds(100, seed=4)[0]
     # min(⌈4/ε_q⌉, ⌊n/2⌋) teachers for a hypothesis class, not the baseline's ⌊n/10⌋.
@@ -274,7 +274,7 @@ def test_too_few_rows_warns_and_answers_like_subsample_and_aggregate():
     assert clf.predict_proba(Xq)[:, 1] == pytest.approx(baseline.predict_proba(Xq)[:, 1])
     assert clf.budget_.spent.epsilon == pytest.approx(EPS) and clf.budget_.spent.delta == DELTA
     np.testing.assert_array_equal(clf.predict(Xq[:7]), baseline.predict(Xq[:7]))  # released
-    with pytest.raises(QueryBudgetExhaustedError, match="planned_queries=100"):
+    with pytest.raises(QueryBudgetExhaustedError, match="n_queries=100"):
         clf.predict(_thresholds(1, seed=5)[0])
     clf.partial_fit(*_thresholds(2 * K, seed=3))  # the fallback answered: it stays
     assert clf.n_teachers_ == 0

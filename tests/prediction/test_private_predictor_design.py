@@ -108,7 +108,7 @@ def test_auto_mode_takes_halfspace_for_halfspace_teachers():
                          classes=[0, 1]).fit(X, y)
     # LogisticRegression teachers in halfspace mode learn the plane.
     clf = PrivatePredictor(estimator=LogisticRegression(), epsilon=EPS, delta=DELTA,
-                           classes=[0, 1], random_state=0, planned_queries=2000)
+                           classes=[0, 1], random_state=0, n_queries=2000)
     Xq, yq = _plane(2000, seed=5)
     assert np.mean(clf.fit(*_plane(20_000)).predict(Xq) == yq) > 0.9
 
@@ -153,7 +153,7 @@ def test_logistic_regression_teachers_run_as_batched_halfspaces():
     other = make_teachers(None, LogisticRegression(class_weight="balanced"), data)
     assert not isinstance(other, _ClassTeachers)
     clf = PrivatePredictor(estimator=LogisticRegression(), epsilon=EPS, delta=DELTA,
-                           classes=[0, 1], random_state=0, planned_queries=2000)
+                           classes=[0, 1], random_state=0, n_queries=2000)
     X, y = _plane(20_000)
     Xq, yq = _plane(2000, seed=5)
     assert np.mean(clf.fit(X, y).predict(Xq) == yq) > 0.9

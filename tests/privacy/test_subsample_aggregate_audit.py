@@ -56,7 +56,7 @@ def _make(cls, rng):
     common = dict(epsilon=EPSILON, delta=DELTA, classes=[0, 1], random_state=rng)
     if issubclass(cls, SubsampleAggregatePredictor):
         return cls(Thresholds(), n_queries=2, **common)
-    return cls(Thresholds(), planned_queries=2, **common)
+    return cls(Thresholds(), n_queries=2, **common)
 
 
 def _sampler(cls):
