@@ -29,9 +29,14 @@ CLASSIFIERS = sorted(
 # embedding predict their private constant (the guard finds 1000 rows too few), and
 # the non-private SOA assumes realizable labels, which the middle class (an interval
 # of the mean) is not.
+# The private decision list with ``bounds=`` (its real-valued mode, whose default "lift"
+# score wins on digits: 0.55 at ε = 4 against 0.22 for the net score) measured
+# 0.625–0.663 here over seeds 0–4 (majority 0.635; the net score 0.72): the three classes
+# are bands of a mean, which one threshold per rule captures poorly. The continual-release
+# wrapper's default list (0/1 input, net score, negations) reaches 0.70.
 LEARNS = {"WinnowClassifier", "ConfidentWinnowClassifier", "DPSOAClassifier",
           "AdaptivePrivateOnlineClassifier", "BatchSanitizedOnlineClassifier",
-          "PrivateExpertsClassifier", "DPDecisionListClassifier",
+          "PrivateExpertsClassifier", "ContinualReleaseClassifier",
           "GreedyDecisionListClassifier", "SOAClassifier"}
 
 
@@ -54,7 +59,7 @@ def _make(cls, **kw):
 
 
 def test_every_public_classifier_is_listed():
-    assert len(CLASSIFIERS) == 15
+    assert len(CLASSIFIERS) == 16
     assert {multiclass_support(c) for c in CLASSIFIERS} == {"native", "one-vs-rest",
                                                             "binary only"}
 
@@ -199,7 +204,7 @@ def test_sparse_input_learns_or_is_refused_before_spending(cls):
     kw = {"budget": budget, "random_state": skdp.TestingSeed(0), "classes": [0, 1]} \
         if private else {}
     est = _make(cls, **kw)
-    if not cls().__sklearn_tags__().input_tags.sparse:
+    if not est.__sklearn_tags__().input_tags.sparse:  # the list's bounds= mode is dense
         with pytest.raises(TypeError, match="dense data is required"):
             est.fit(X, y)
         assert budget.charges == ()

@@ -729,4 +729,8 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True
         tags.classifier_tags.poor_score = True
+        if self.bounds is not None or not isinstance(self.cuts, numbers.Integral):
+            # Real-valued mode: dense numeric X, NaN read as "x_j is missing".
+            tags.input_tags.sparse = False
+            tags.input_tags.allow_nan = True
         return tags

@@ -169,7 +169,8 @@ class ScheduledUpdatesMixin:
         public windows of n_c, 2n_c, 4n_c, … rows (rows n_c·2^(j−1) < t ≤ n_c·2^j),
         each at all of ε on its own rows (disjoint: parallel composition, Lemma S (3)),
         and the latest count predicts — so a stream whose first rows are
-        unrepresentative, or whose base rate drifts, is followed."""
+        unrepresentative, or whose base rate drifts, is followed. The caller,
+        ``_consume_scheduled``, counts the rows in ``n_rounds_seen_``."""
         n, pos = X.shape[0], 0
         while pos < n:
             take = min(n - pos, self._recount_rows - self._in_window)
@@ -184,7 +185,6 @@ class ScheduledUpdatesMixin:
                                                              self.n_recounts_))
                 self._in_window = 0
                 self._recount_rows *= 2
-        self.n_rounds_seen_ += n
 
     def _end_window(self):
         p = self.parameters_
