@@ -27,8 +27,8 @@ Tables (none is one of the ten hidden tables of the issue):
 
 :func:`numeric_matrix` turns a table into one float matrix (categoricals one-hot encoded
 with ``OneHotEncoder(categories=<public lists>)``; NaN kept) plus its per-column bounds
-and the mask of columns that may hold NaN. This module imports neither skdp nor any
-private learner, so side virtualenvs need nothing from it.
+and the mask of columns that may hold NaN. It imports no private learner; from skdp it
+takes only the documented breast-cancer ranges and the planted-list generator.
 """
 
 import os
