@@ -49,7 +49,9 @@ Budget semantics for estimators
 
 from __future__ import annotations
 
+import contextlib
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -66,9 +68,25 @@ from ._validation import (
 )
 from .accounting import PrivacyBudget, PrivacyCost
 from .accounting._ledger import Ledger, StreamRecord
-from .exceptions import PrivacyWarning
+from .exceptions import BudgetExhaustedError, PrivacyWarning
 
 __all__ = ["PrivateEstimatorMixin"]
+
+
+@contextlib.contextmanager
+def unchanged_if_unpaid(estimator: Any) -> Iterator[None]:
+    """Restore ``estimator``'s attributes when the block raises ``BudgetExhaustedError``.
+
+    A refused charge must leave the estimator exactly as it was (fitted state, stream
+    record, noise keys), whatever the block had set before the ledger said no.
+    """
+    saved = dict(estimator.__dict__)
+    try:
+        yield
+    except BudgetExhaustedError:
+        estimator.__dict__.clear()
+        estimator.__dict__.update(saved)
+        raise
 
 
 class PrivateEstimatorMixin:

@@ -13,8 +13,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._validation import RANDOM_STATE_CONSTRAINT
 from ..accounting import PrivacyBudget
-from ..base import PrivateEstimatorMixin
-from ..exceptions import BudgetExhaustedError, PrivacyWarning
+from ..base import PrivateEstimatorMixin, unchanged_if_unpaid
+from ..exceptions import PrivacyWarning
 from ._accounting import ACCOUNTINGS, HISTOGRAM_WEIGHT, net_step_plan, step_plan
 from ._base import _DecisionListBase
 from ._dask import DaskRows, is_dask_collection
@@ -612,16 +612,11 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         self._check_privacy_params()
         if is_dask_collection(X) or is_dask_collection(y):
             return self._fit_dask(X, y, sample_weight)
-        saved = dict(self.__dict__)
-        try:
+        with unchanged_if_unpaid(self):
             X, classes, codes, w = self._validate_block(X, y, sample_weight, partial=False)
             self.classes_ = classes
             self._clear_stream()
             self._private_run(X, codes, w)
-        except BudgetExhaustedError:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
-            raise
         self._n_calls = 1
         return self
 
@@ -635,8 +630,7 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         if self.algorithm != "net_cover":
             raise ValueError("algorithm='greedy_cover' takes 0/1 input, not dask collections.")
         classes = np.unique(np.asarray(self.classes))
-        saved = dict(self.__dict__)
-        try:
+        with unchanged_if_unpaid(self):
             for name in ("feature_names_in_",):
                 self.__dict__.pop(name, None)
             rows = DaskRows(X, y, None, classes)
@@ -647,10 +641,6 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
             self.classes_ = classes
             self._clear_stream()
             self._private_run(rows, None, None)
-        except BudgetExhaustedError:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
-            raise
         self._n_calls = 1
         return self
 
@@ -698,14 +688,9 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         if w is None:
             w = np.ones(codes.size)
         if not hasattr(self, "_stream"):
-            saved = dict(self.__dict__)
-            try:
+            with unchanged_if_unpaid(self):
                 self.classes_ = found
                 self._private_run(X, codes, w)
-            except BudgetExhaustedError:
-                self.__dict__.clear()
-                self.__dict__.update(saved)
-                raise
             self._n_calls = 1
             return self
         # Compare-and-swap first: a stale copy is refused before its state changes.

@@ -34,8 +34,8 @@ from .._validation import (
     seeded_generator,
 )
 from ..accounting import PrivacyBudget
-from ..base import PrivateEstimatorMixin
-from ..exceptions import BudgetExhaustedError, PrivacyError, PrivacyWarning
+from ..base import PrivateEstimatorMixin, unchanged_if_unpaid
+from ..exceptions import PrivacyError, PrivacyWarning
 from ..preprocessing import PublicBoundsBinarizer, PublicBoundsClipper
 
 if TYPE_CHECKING:
@@ -350,15 +350,10 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         """Start a stream: validate the privacy parameters, then pay (ε, δ) once and
         advance the stream's record in the same transaction. Unchanged if unpaid."""
         epsilon, delta, _, _ = self._privacy()
-        saved = dict(self.__dict__)
-        try:
+        with unchanged_if_unpaid(self):
             learner = type(_private_step(self.estimator)[1]).__name__
             self._noise_key = self._open_paid_stream(epsilon, delta,
                                                      f"continual release of {learner}")
-        except BudgetExhaustedError:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
-            raise
         self.classes_ = found
         self.estimators_: list[Any] = []
         self.block_calls_: list[int] = []
