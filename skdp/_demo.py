@@ -229,10 +229,11 @@ def run_demo(seed: int = 0, out: TextIO | None = None, *, quick: bool = False,
     spent = budget.spent
     print("\n" + _wrap(
         f"In all the demo spent ε={spent.epsilon:.3g}, δ={spent.delta:.2g} of {budget!r}. "
-        f"Had one person been in every dataset above, any output's probability would change "
-        f"by at most a factor e^ε ≈ {np.exp(spent.epsilon):.3g} (plus probability δ) "
-        "whether or not they took part. Each dataset here is separate, so each person's "
-        "real exposure is only the ε of the rows that used their data.", ""), file=out)
+        "Each dataset here is separate, so a person in one of them is protected by the "
+        "ε of the rows that used their data. ε is a worst case over "
+        "every output: the probability of any result changes by at most a factor e^ε "
+        "(e^1 ≈ 2.7) whether or not that person took part, plus a chance δ that it does "
+        "not hold.", ""), file=out)
     try:
         budget.spend(budget.remaining.epsilon + 0.1, label="one query too many")
     except BudgetExhaustedError as exc:

@@ -43,7 +43,7 @@ def demo_row(rng, budget):
         "private result": f"{curve[-1]} wrong answers in {n_rounds} rounds, "
                           f"{curve[-1] - curve[half - 1]} in the last {n_rounds - half}"
                           f"{stopped}",
-        "non-private": f"{soa[-1]} wrong (the SOA, which cannot be private)",
+        "non-private": f"{soa[-1]} wrong (the Standard Optimal Algorithm, which reads every label exactly)",
         "note": f"a private learner must first collect evidence: it answers with a fixed "
                 f"guess for a while ({forced} mistakes), then stops erring against this "
                 "adversary; an adversary that keeps seeking its errors defeats it "
@@ -77,7 +77,7 @@ def dpsoa_demo_row(rng, budget):
         "privacy": f"ε={eps:g}, δ={delta:g}",
         "private result": f"{private._n_mistakes} wrong answers in {n_rounds} rounds, "
                           f"{int(np.count_nonzero(wrong[half:]))} in the last {n_rounds - half}",
-        "non-private": f"{soa.n_mistakes_} wrong (the SOA, which cannot be private)",
+        "non-private": f"{soa.n_mistakes_} wrong (the Standard Optimal Algorithm, which reads every label exactly)",
         "note": "on uniform streams it learns small domains only (hundreds of values "
                 "need ~10⁵ rounds, thousands more; see the docs' 'which learner' page)",
         "details": f"DP-SOA, point functions N={n_domain} (Ldim 1), oblivious uniform stream, "

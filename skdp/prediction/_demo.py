@@ -86,7 +86,8 @@ def perp_demo_row(rng, budget):
     return {
         "what": f"Answer {t1} questions 'is x in the interval?' from {n} labelled rows, "
                 "for ever, even when half the questions come from an attacker",
-        "privacy": f"ε={eps:g}, δ={spent.delta:.2g} of δ*={delta:g}",
+        "privacy": f"ε={eps:g}, δ={spent.delta:.2g} so far; δ stays below {delta:g} "
+                   "however many questions follow",
         "private result": private,
         "non-private": non_private,
         "note": "it needs many labelled rows: about 1.0·10⁵ at ε = 4 and 1.3·10⁶ at ε = 1 "
