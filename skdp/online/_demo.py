@@ -12,6 +12,9 @@ from ._adversaries import AdaptiveThresholdAdversary, run_online
 from ._dp_soa import DPSOAClassifier
 from ._soa import SOAClassifier
 
+# The demo rows' non-private reference, named so a newcomer knows why it is not private.
+_NON_PRIVATE_SOA = "the Standard Optimal Algorithm, which reads every label exactly"
+
 __all__ = ["demo_row", "dpsoa_demo_row"]
 
 
@@ -43,7 +46,7 @@ def demo_row(rng, budget):
         "private result": f"{curve[-1]} wrong answers in {n_rounds} rounds, "
                           f"{curve[-1] - curve[half - 1]} in the last {n_rounds - half}"
                           f"{stopped}",
-        "non-private": f"{soa[-1]} wrong (the Standard Optimal Algorithm, which reads every label exactly)",
+        "non-private": f"{soa[-1]} wrong ({_NON_PRIVATE_SOA})",
         "note": f"a private learner must first collect evidence: it answers with a fixed "
                 f"guess for a while ({forced} mistakes), then stops erring against this "
                 "adversary; an adversary that keeps seeking its errors defeats it "
@@ -77,7 +80,7 @@ def dpsoa_demo_row(rng, budget):
         "privacy": f"ε={eps:g}, δ={delta:g}",
         "private result": f"{private._n_mistakes} wrong answers in {n_rounds} rounds, "
                           f"{int(np.count_nonzero(wrong[half:]))} in the last {n_rounds - half}",
-        "non-private": f"{soa.n_mistakes_} wrong (the Standard Optimal Algorithm, which reads every label exactly)",
+        "non-private": f"{soa.n_mistakes_} wrong ({_NON_PRIVATE_SOA})",
         "note": "on uniform streams it learns small domains only (hundreds of values "
                 "need ~10⁵ rounds, thousands more; see the docs' 'which learner' page)",
         "details": f"DP-SOA, point functions N={n_domain} (Ldim 1), oblivious uniform stream, "
