@@ -379,11 +379,12 @@ class SQLStore(LedgerStore):
         WITNESS.saw(self._witness_name, stream=(stream_id, version))
         return version
 
-    def _cas(self, execute: Callable[..., Any], stream_id: str, expected_version: int,
-             what: str | None) -> int:
-        """Compare-and-swap a stream's version, after checking its seal and the witness."""
+    def _checked_stream(self, execute: Callable[..., Any], stream_id: str, what: str | None,
+                        *, lock: bool = True) -> tuple[str, int, Any]:
+        """A stream record's ``(ledger_id, version, ledger key)``, after checking that it
+        exists, its seal and the rollback witness (row-locked with ``lock``)."""
         row = execute("SELECT ledger_id, version, mac FROM skdp_streams WHERE stream_id = ?"
-                      + self.lock_suffix, (stream_id,)).fetchone()
+                      + (self.lock_suffix if lock else ""), (stream_id,)).fetchone()
         if row is None:
             raise LedgerIntegrityError(
                 f"the stream record {stream_id[:8]} of {what} is missing from the store "
@@ -396,6 +397,12 @@ class SQLStore(LedgerStore):
         problem = WITNESS.check_stream(self._witness_name, stream_id, version)
         if problem is not None:
             raise integrity_error(ledger_id, problem)
+        return ledger_id, version, key
+
+    def _cas(self, execute: Callable[..., Any], stream_id: str, expected_version: int,
+             what: str | None) -> int:
+        """Compare-and-swap a stream's version, after checking its seal and the witness."""
+        ledger_id, version, key = self._checked_stream(execute, stream_id, what)
         if version != expected_version:
             raise stale_error(what)
         cursor = execute("UPDATE skdp_streams SET version = ?, mac = ? "

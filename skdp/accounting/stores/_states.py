@@ -113,21 +113,7 @@ def _missing_table(store: Any, exc: Exception) -> Exception:
 def _read(store: Any, execute: Callable[..., Any], stream_id: str, what: str,
           lock: bool) -> tuple[str, int, bytes | None]:
     """Check and read a state record: (ledger_id, version, payload or None if absent)."""
-    suffix = store.lock_suffix if lock else ""
-    row = execute("SELECT ledger_id, version, mac FROM skdp_streams WHERE stream_id = ?"
-                  + suffix, (stream_id,)).fetchone()
-    if row is None:
-        raise LedgerIntegrityError(
-            f"the state record {stream_id[:8]} of {what} is missing from the store "
-            f"{store.url}. Continuing is refused.")
-    ledger_id, version, mac = row[0], int(row[1]), row[2]
-    key = ledger_key()
-    if mac != stream_mac(key, stream_id, ledger_id, version):
-        raise integrity_error(ledger_id, f"the stream record of {what} was altered "
-                              "(or sealed with another ledger key)")
-    problem = WITNESS.check_stream(store.portable_url, stream_id, version)
-    if problem is not None:
-        raise integrity_error(ledger_id, problem)
+    ledger_id, version, key = store._checked_stream(execute, stream_id, what, lock=lock)
     state = execute("SELECT version, nonce, payload, mac FROM skdp_states WHERE stream_id = ?",
                     (stream_id,)).fetchone()
     if state is None:
