@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from _fair import FAIR_CODES, load_fair
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.preprocessing import OneHotEncoder
 
@@ -74,23 +75,13 @@ def _breast_cancer():
                  source="ranges printed in load_breast_cancer().DESCR")
 
 
-_FAIR_CODES = {  # statsmodels.datasets.fair.NOTE (the survey's answer codes)
-    "rate_marriage": (1, 5), "age": (17.5, 42), "yrs_married": (0.5, 23),
-    "children": (0, 5.5), "religious": (1, 4), "educ": (9, 20),
-    "occupation": (1, 6), "occupation_husb": (1, 6),
-}
-
-
 def _fair():
-    try:
-        import statsmodels.api as sm
-    except ImportError:
-        print("statsmodels not importable (pip install --target /tmp/benchdeps statsmodels):"
-              " skipping fair", file=sys.stderr)
+    loaded = load_fair()
+    if loaded is None:
         return None
-    frame = sm.datasets.fair.load_pandas().data
-    y = (frame["affairs"].to_numpy() > 0).astype(int)
-    return Table("fair", frame[list(_FAIR_CODES)].astype(float), y, dict(_FAIR_CODES),
+    frame, y = loaded
+    bounds = {name: (codes[0], codes[-1]) for name, codes in FAIR_CODES.items()}
+    return Table("fair", frame.astype(float), y, bounds,
                  source="answer codes in statsmodels.datasets.fair.NOTE")
 
 

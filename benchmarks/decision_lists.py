@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from _fair import FAIR_CODES, load_fair  # benchmarks/ is on sys.path when this file runs
 from _report import (  # benchmarks/ is on sys.path when this file runs as a script
     make_parser,
     markdown_table,
@@ -106,20 +107,12 @@ def datasets(quick):
 
 def fair_bits():
     """statsmodels' ``fair``: x > code for every code of its printed codebook but the last."""
-    try:
-        import statsmodels.api as sm
-    except ImportError:
-        print("statsmodels not installed: skipping fair", file=sys.stderr)
+    loaded = load_fair()
+    if loaded is None:
         return None
-    frame = sm.datasets.fair.load_pandas().data
-    codes = {  # statsmodels.datasets.fair.NOTE (and the survey's answer grid)
-        "rate_marriage": [1, 2, 3, 4, 5], "age": [17.5, 22, 27, 32, 37, 42],
-        "yrs_married": [0.5, 2.5, 6, 9, 13, 16.5, 23], "children": [0, 1, 2, 3, 4, 5.5],
-        "religious": [1, 2, 3, 4], "educ": [9, 12, 14, 16, 17, 20],
-        "occupation": [1, 2, 3, 4, 5, 6], "occupation_husb": [1, 2, 3, 4, 5, 6],
-    }
-    bits = [frame[c].to_numpy() > v for c, levels in codes.items() for v in levels[:-1]]
-    return np.array(bits).T.astype(np.int8), (frame["affairs"].to_numpy() > 0).astype(int)
+    frame, y = loaded
+    bits = [frame[c].to_numpy() > v for c, levels in FAIR_CODES.items() for v in levels[:-1]]
+    return np.array(bits).T.astype(np.int8), y
 
 
 def splits(y, n_seeds, n_folds):

@@ -42,6 +42,7 @@ import time
 import warnings
 
 import numpy as np
+from _fair import FAIR_CODES, load_fair
 from _report import make_parser, output_dir, rng_for, write_report
 from sklearn.datasets import load_breast_cancer
 from sklearn.linear_model import SGDClassifier
@@ -92,23 +93,13 @@ def sim_weak(rng, n):
 
 
 def fair():
-    try:
-        import statsmodels.api as sm
-    except ImportError:
-        print("statsmodels not installed: skipping fair", file=sys.stderr)
+    loaded = load_fair()
+    if loaded is None:
         return None
-    frame = sm.datasets.fair.load_pandas().data
-    codes = {  # statsmodels.datasets.fair.NOTE (and the survey's answer grid)
-        "rate_marriage": [1, 2, 3, 4, 5], "age": [17.5, 22, 27, 32, 37, 42],
-        "yrs_married": [0.5, 2.5, 6, 9, 13, 16.5, 23], "children": [0, 1, 2, 3, 4, 5.5],
-        "religious": [1, 2, 3, 4], "educ": [9, 12, 14, 16, 17, 20],
-        "occupation": [1, 2, 3, 4, 5, 6], "occupation_husb": [1, 2, 3, 4, 5, 6],
-    }
-    X = frame[list(codes)].to_numpy(float)
-    lo = np.array([v[0] for v in codes.values()])
-    hi = np.array([v[-1] for v in codes.values()])
-    return X, (frame["affairs"].to_numpy() > 0).astype(int), (lo, hi), \
-        [v[:-1] for v in codes.values()]
+    frame, y = loaded
+    lo = np.array([v[0] for v in FAIR_CODES.values()])
+    hi = np.array([v[-1] for v in FAIR_CODES.values()])
+    return frame.to_numpy(float), y, (lo, hi), [v[:-1] for v in FAIR_CODES.values()]
 
 
 def breast_cancer():
