@@ -17,6 +17,7 @@ from skdp.decision_list import DPDecisionListClassifier  # noqa: E402
 from skdp.exceptions import PrivacyWarning  # noqa: E402
 from skdp.linear import DPWinnowClassifier  # noqa: E402
 from skdp.prediction import PrivatePredictor  # noqa: E402
+from skdp.streams import ContinualReleaseClassifier, release_schedule  # noqa: E402
 
 PHISHING = list(datasets.Phishing())  # 1250 rows, 9 features in [0, 1], labels bool
 CLASSES = [False, True]
@@ -193,3 +194,134 @@ def test_rivers_own_estimator_checks_pass():
             except AssertionError as exc:
                 failed.append(f"{check.__name__}: {exc}")
     assert not failed
+
+
+# -- ContinualReleaseClassifier in river ------------------------------------------------
+
+# Each prediction reads every released model (about 2 ms a model on a loaded 2-core
+# machine), so these tests use the first 400 rows in 16 batches of 25.
+STREAM = PHISHING[:400]  # _differences_from_partial_fit_alone reads all 400 by default
+STREAM_X = np.array([list(x.values()) for x, _ in STREAM])
+STREAM_Y = np.array([label for _, label in STREAM])
+BATCH = 25
+pytestmark = pytest.mark.filterwarnings("ignore:.*too few for a rule list:UserWarning")
+
+
+def _continual(budget, **params):
+    return ContinualReleaseClassifier(
+        DPDecisionListClassifier(binarize=0.5), epsilon=1.0, delta=1e-6, budget=budget,
+        random_state=TestingSeed(0), **params)
+
+
+class _FlushesBeforePredicting(RiverClassifier):
+    """Broken twin: learns the buffered rows before every prediction ("predict from the
+    freshest rows"), so the calls, and the releases, follow the predictions."""
+
+    def predict_one(self, x, **kwargs):
+        self.flush()
+        return super().predict_one(x, **kwargs)
+
+
+class _RelearnsEveryRow(RiverClassifier):
+    """Broken twin: every batch passes all rows seen so far (a refit on all the data):
+    each row reaches many releases, while the stream is still charged once."""
+
+    def flush(self):
+        self._history = getattr(self, "_history", ([], []))
+        self._history[0].extend(self._rows)
+        self._history[1].extend(self._targets)
+        self._rows, self._targets = list(self._history[0]), list(self._history[1])
+        super().flush()
+
+
+def _differences_from_partial_fit_alone(adapter, rows=400, **params):
+    """What progressive validation through ``adapter`` over the first ``rows`` rows did
+    beyond the estimator's own partial_fit on the same public batches: extra charges,
+    other released models, spending on predictions. Empty for a correct adapter."""
+    stream, X, y = STREAM[:rows], STREAM_X[:rows], STREAM_Y[:rows]
+    budget = PrivacyBudget(epsilon=5.0, delta=1e-5)
+    model = adapter(_continual(budget, **params), classes=CLASSES, batch_size=BATCH)
+    _run(model, stream)
+    reference_budget = PrivacyBudget(epsilon=5.0, delta=1e-5)
+    reference = _continual(reference_budget, **params)
+    for start in range(0, rows, BATCH):
+        reference.partial_fit(X[start:start + BATCH], y[start:start + BATCH],
+                              classes=CLASSES)
+    problems = []
+    charges = [charge[:2] for charge in budget.charges]  # (ε, δ, label)
+    if charges != [charge[:2] for charge in reference_budget.charges]:
+        problems.append(f"charges {charges}")
+    if model.estimator.n_calls_ != reference.n_calls_ or not np.array_equal(
+            model.estimator.predict_proba(X), reference.predict_proba(X)):
+        problems.append("released models differ")
+    spent = budget.spent
+    for x, _ in stream[:20]:
+        model.predict_one(x)
+        model.predict_proba_one(x)
+    if budget.spent != spent:
+        problems.append("predictions spent")
+    return problems
+
+
+def test_continual_release_pays_its_stream_once_and_nothing_per_prediction():
+    # 400 rows in 16 batches of 25: releases at calls 1, 3, 7, 15 (doubling up to 16
+    # calls), the same models and the one (ε, δ) = (1, 1e-6) charge as partial_fit alone.
+    assert _differences_from_partial_fit_alone(RiverClassifier) == []
+    budget = PrivacyBudget(epsilon=5.0, delta=1e-5)
+    model = RiverClassifier(_continual(budget), classes=CLASSES, batch_size=BATCH)
+    accuracy = _run(model, STREAM)
+    assert (model.n_batches_, accuracy.cm.total_weight) == (16, 375)
+    assert model.estimator.n_releases_ == len(release_schedule("doubling", 1, 16, 16)) == 4
+    assert [charge[:2] for charge in budget.charges] == [(1.0, 1e-6)]
+    assert accuracy.get() > 0.75  # measured 0.829 (seeded)
+
+
+@pytest.mark.parametrize("twin", [_FlushesBeforePredicting, _RelearnsEveryRow])
+def test_broken_twins_fail_the_same_check(twin):
+    assert _differences_from_partial_fit_alone(twin, rows=4 * BATCH) == [
+        "released models differ"]  # charged the same: the stream is paid once
+
+
+def test_a_fixed_schedule_predicts_nothing_before_its_first_release():
+    model = RiverClassifier(_continual(None, schedule="fixed", block=4), classes=CLASSES,
+                            batch_size=BATCH)
+    for x, label in STREAM[:3 * BATCH]:
+        model.learn_one(x, label)
+    assert model.estimator.n_calls_ == 3 and model.estimator.n_releases_ == 0
+    assert model.predict_one(STREAM[0][0]) is None  # river's metrics skip None
+    assert model.predict_proba_one(STREAM[0][0]) == {False: 0.5, True: 0.5}
+    fresh = RiverClassifier(_continual(None, schedule="fixed", block=4), classes=CLASSES,
+                            batch_size=BATCH)
+    accuracy = _run(fresh, STREAM)
+    assert accuracy.cm.total_weight == len(STREAM) - 4 * BATCH  # first model after 4 calls
+
+
+def test_clone_of_a_fitted_adapter_holds_an_unfitted_estimator_on_the_same_budget():
+    budget = PrivacyBudget(epsilon=5.0, delta=1e-5)
+    model = RiverClassifier(_continual(budget), classes=CLASSES, batch_size=BATCH)
+    for x, label in STREAM[:60]:  # 2 calls, 10 rows in the adapter's buffer
+        model.learn_one(x, label)
+    fresh = model.clone()
+    assert not hasattr(fresh.estimator, "n_calls_")  # no rows, no models, no stream
+    assert fresh.estimator.budget.shares_ledger_with(budget)
+    assert fresh.estimator.get_params()["epsilon"] == 1.0
+    _run(fresh, STREAM[:100])  # a new stream: charged on its own
+    assert [charge[:2] for charge in budget.charges] == [(1.0, 1e-6)] * 2
+    assert model.estimator.n_calls_ == 2  # the original is untouched
+
+
+def test_the_user_guide_example_runs_and_pays_once():
+    import re
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "user_guide" / "river.rst"
+    block = re.search(r"\.\. code-block:: python\n\n((?:   .*\n|\n)+)", page.read_text("utf-8"))
+    code = "\n".join(line[3:] for line in block.group(1).splitlines())
+    namespace = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the list's "too few rows" early on
+        exec(compile(code, str(page), "exec"), namespace)
+    learner, budget, model = namespace["learner"], namespace["budget"], namespace["model"]
+    assert (learner.n_releases_, learner.n_calls_, model.n_learned_) == (3, 12, 1200)
+    assert [charge[:2] for charge in budget.charges] == [(1.0, 1e-6)]
+    assert namespace["accuracy"].cm.total_weight == 1150  # its value: fresh noise
