@@ -81,8 +81,10 @@ class RiverClassifier(river_base.Classifier):
     Parameters
     ----------
     estimator : skdp classifier
-        A classifier with ``partial_fit`` (e.g. ``DPWinnowClassifier``,
-        ``DPDecisionListClassifier``, ``DPSOAClassifier``). It is updated in place.
+        A classifier with ``partial_fit``: for real streams
+        :class:`~skdp.streams.ContinualReleaseClassifier` (every row learned once,
+        the stream charged once), or ``DPWinnowClassifier``,
+        ``DPDecisionListClassifier``, ``DPSOAClassifier``. It is updated in place.
         Its ``budget`` (if any) is charged by its own ``partial_fit``.
     classes : sequence of labels
         The public label set, passed to the first ``partial_fit`` (never read from the
