@@ -114,17 +114,18 @@ class RiverClassifier(river_base.Classifier):
 
     Privacy
     -------
-    Whatever (ε, δ) the estimator's ``partial_fit`` stream guarantees for the sequence
-    of calls it receives, the adapter's whole run — every ``learn_one``, prediction and
-    attribute — has the same guarantee, for neighbouring streams that differ in the
-    content of **one row at one position** (the row count, hence every batch boundary,
-    unchanged: the event-level neighbouring of continual observation).
+    Whatever the estimator's ``partial_fit`` stream guarantees for the sequence of
+    calls it receives, the adapter's whole run — every ``learn_one``, prediction and
+    attribute — has for the stream of rows, the batches fixed by the rows' positions
+    (b = ``batch_size``).
 
-    1. *The calls are a public function of the stream.* Rows reach the estimator only
-       through ``partial_fit``; the k-th call holds rows (k−1)·b+1 … k·b in arrival
-       order (b = ``batch_size``), each row in exactly one call. So the two
-       neighbouring runs make the same calls, and they differ in one row of one call:
-       the estimator's own neighbouring relation for its stream.
+    1. *The calls are a public function of the positions.* Rows reach the estimator
+       only through ``partial_fit``; the k-th call holds rows (k−1)·b+1 … k·b in
+       arrival order, each row in exactly one call. Two streams that differ in one row
+       at one position make the same calls, differing in that row of one call; with
+       batches cut on a public clock instead (a ``batch_size`` larger than any batch,
+       :meth:`flush` called at public times), a row added or removed changes one call
+       and no other.
     2. *Predictions are post-processing.* ``predict_one`` and ``predict_proba_one``
        call the estimator's ``predict`` / ``predict_proba``, which for the accepted
        learners read released state only (query-budgeted predictors, which pay per
@@ -133,26 +134,25 @@ class RiverClassifier(river_base.Classifier):
        (``n_releases_`` where the estimator reports it, else the first successful
        call), not of the rows.
     3. *Everything else is public.* ``n_seen_``, ``n_learned_``, ``n_batches_`` count
-       rows and calls; ``updates_stopped_`` follows the budget's ledger or the
-       estimator's own public caps. The buffer of rows not yet learned is private state
-       that nothing reads; :meth:`clone` copies none of it (an unfitted estimator).
+       rows and calls: the same on streams that differ in one row's content (with a
+       row added or removed they differ by one — publish the released models and
+       predictions then, not these counters). ``updates_stopped_`` follows the
+       budget's ledger or the estimator's own public caps. The buffer of rows not yet
+       learned is private state that nothing reads; :meth:`clone` copies none of it
+       (an unfitted estimator).
 
     So the run is the estimator's interactive stream plus post-processing. For
-    :class:`~skdp.streams.ContinualReleaseClassifier` that is (ε, δ) for the whole
-    run, charged once at its first call, for a learner that is (ε, δ)-DP under adding
-    or removing one row of a call; a row *replaced* by another is a removal and an
-    addition in one block, (2ε, (1 + e^ε)δ) by group privacy. Tested in
+    :class:`~skdp.streams.ContinualReleaseClassifier`, whose learner is (ε, δ)-DP for
+    adding or removing one row of a call and which charges its (ε, δ) once: a row
+    replaced at its position costs (2ε, (1 + e^ε)δ) (group privacy: a removal and an
+    addition in one block); a row added or removed costs (ε, δ) with batches on a
+    public clock. With the count schedule a removed row shifts every later batch by one
+    row, and the guarantee degrades with the number of releases after it: count
+    batches protect a row's content, not its presence. Tested in
     ``tests/compat/test_river.py``: progressive validation releases the very models,
     and pays the very charges, of ``partial_fit`` alone on the same batches; two
     broken twins (learning before each prediction, relearning every row seen) fail
     that check.
-
-    A row *removed* from the stream, not replaced, moves every later batch boundary by
-    one: each later call then differs in a row, and the guarantee degrades with the
-    number of releases after it. When the presence of a row is what must stay hidden,
-    cut the batches on a public clock instead of a count: a ``batch_size`` larger than
-    any batch, and :meth:`flush` called at public times (e.g. every hour of the
-    stream's timestamps).
 
     Notes
     -----
