@@ -19,6 +19,9 @@ from skdp.linear import DPWinnowClassifier  # noqa: E402
 from skdp.prediction import PrivatePredictor  # noqa: E402
 from skdp.streams import ContinualReleaseClassifier, release_schedule  # noqa: E402
 
+# Small batches draw the decision list's "too few rows for a rule list" warning.
+pytestmark = pytest.mark.filterwarnings("ignore:.*too few for a rule list:UserWarning")
+
 PHISHING = list(datasets.Phishing())  # 1250 rows, 9 features in [0, 1], labels bool
 CLASSES = [False, True]
 
@@ -204,7 +207,6 @@ STREAM = PHISHING[:400]  # _differences_from_partial_fit_alone reads all 400 by 
 STREAM_X = np.array([list(x.values()) for x, _ in STREAM])
 STREAM_Y = np.array([label for _, label in STREAM])
 BATCH = 25
-pytestmark = pytest.mark.filterwarnings("ignore:.*too few for a rule list:UserWarning")
 
 
 def _continual(budget, **params):
