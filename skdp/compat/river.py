@@ -122,10 +122,7 @@ class RiverClassifier(river_base.Classifier):
     1. *The calls are a public function of the positions.* Rows reach the estimator
        only through ``partial_fit``; the k-th call holds rows (k−1)·b+1 … k·b in
        arrival order, each row in exactly one call. Two streams that differ in one row
-       at one position make the same calls, differing in that row of one call; with
-       batches cut on a public clock instead (a ``batch_size`` larger than any batch,
-       :meth:`flush` called at public times), a row added or removed changes one call
-       and no other.
+       at one position make the same calls, differing in that row of one call.
     2. *Predictions are post-processing.* ``predict_one`` and ``predict_proba_one``
        call the estimator's ``predict`` / ``predict_proba``, which for the accepted
        learners read released state only (query-budgeted predictors, which pay per
@@ -145,10 +142,13 @@ class RiverClassifier(river_base.Classifier):
     :class:`~skdp.streams.ContinualReleaseClassifier`, whose learner is (ε, δ)-DP for
     adding or removing one row of a call and which charges its (ε, δ) once: a row
     replaced at its position costs (2ε, (1 + e^ε)δ) (group privacy: a removal and an
-    addition in one block); a row added or removed costs (ε, δ) with batches on a
-    public clock. With the count schedule a removed row shifts every later batch by one
-    row, and the guarantee degrades with the number of releases after it: count
-    batches protect a row's content, not its presence. Tested in
+    addition in one block). Count batches protect a row's content, not its presence:
+    a removed row shifts every later batch by one row, and the guarantee degrades with
+    the number of releases after it. Protecting presence needs batches on a public
+    clock with a call for *every* period, an empty one included (else removing the
+    only row of a period drops a call and moves the schedule); :meth:`flush` at public
+    times does the first half, but skips empty periods, and
+    ``ContinualReleaseClassifier.partial_fit`` needs at least one row. Tested in
     ``tests/compat/test_river.py``: progressive validation releases the very models,
     and pays the very charges, of ``partial_fit`` alone on the same batches; two
     broken twins (learning before each prediction, relearning every row seen) fail
