@@ -199,6 +199,21 @@ def test_non_private_list_with_bounds_uses_the_same_public_literals():
     assert "x1 is missing" in greedy.export_text()
 
 
+def test_lift_lists_are_labelled_by_the_noisy_counts_alone():
+    """Under lift a rule's selected label need not be its region's majority (a rule can
+    take a 5 % class to 30 %), so the counts alone give the probabilities; the net score
+    keeps its pseudo-counts toward the selected label."""
+    rng = np.random.default_rng(4)
+    X = rng.uniform(0, 10, (2000, 3))
+    y = (rng.random(2000) < np.where(X[:, 0] > 8, 0.3, 0.03)).astype(int)
+    for score, prior in (("lift", False), ("net", True)):
+        clf = DPDecisionListClassifier(epsilon=2.0, bounds=(0, 10), classes=[0, 1],
+                                       rule_score=score, random_state=0).fit(X, y)
+        plain = np.maximum(clf.rule_class_counts_, 0) + 1.0
+        plain /= plain.sum(axis=1, keepdims=True)
+        assert np.allclose(clf._region_proba, plain) != prior, score
+
+
 def test_budget_charged_once_with_bounds_and_categories_one_hot_with_public_lists():
     rng = np.random.default_rng(1)
     n = 3000
