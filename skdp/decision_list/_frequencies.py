@@ -74,10 +74,12 @@ def smoothed_proba(noisy, selected, prior):
 
     Every label gets one pseudo-count; the label the selection step chose for a rule
     (``selected[k]``, −1 for none, e.g. the default region) gets ``prior`` more.
-    :class:`DPDecisionListClassifier` passes three noise scales, 3/ε_h: the counts
-    overrule a rule's (released) selection only where they disagree by more than
-    the noise explains (P(|Z| > 3/ε_h) ≈ e⁻³), so a rule covering few rows keeps its
-    label while one with many rows reads its probabilities from the counts.
+    :class:`DPDecisionListClassifier` passes three noise scales, 3/ε_h, under the net
+    and errors scores: the counts overrule a rule's (released) selection only where
+    they disagree by more than the noise explains (P(|Z| > 3/ε_h) ≈ e⁻³), so a rule
+    covering few rows keeps its label while one with many rows reads its
+    probabilities from the counts. Under the lift score it passes 0 (the counts alone
+    label every region; ``DPDecisionListClassifier._label_prior`` says why).
     """
     smoothed = np.maximum(np.asarray(noisy, dtype=np.float64), 0.0) + 1.0
     selected = np.asarray(selected, dtype=np.intp)

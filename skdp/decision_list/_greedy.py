@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import _DecisionListBase
 from ._frequencies import empirical_proba, region_counts
-from ._greedy_cover import greedy_cover
+from ._greedy_cover import greedy_cover, rule_scores
+from ._thresholds import ArrayRows, threshold_cover
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -66,13 +69,33 @@ class GreedyDecisionListClassifier(_DecisionListBase):
         Features are binarized as ``x > binarize`` first, like
         ``BernoulliNB(binarize=0.0)`` (0/1 input passes through unchanged). ``None``:
         the input must already be 0/1 (see
-        :class:`skdp.preprocessing.PublicBoundsBinarizer`).
+        :class:`skdp.preprocessing.PublicBoundsBinarizer`). Ignored with ``bounds``.
+    bounds : (lower, upper), optional
+        Real-valued mode, as in :class:`DPDecisionListClassifier`: raw numeric X (NaN
+        allowed), literals "x_j ≤ t" / "x_j > t" over ``cuts`` cut points strictly
+        inside each feature's range, and "x_j is missing". With the same ``bounds``,
+        ``cuts`` and ``cut_scale`` both lists choose from the same literals, so the
+        private list can be compared with its non-private ceiling like with like. A
+        feature may be used by several rules (at other cuts).
+    cuts : int or sequence, default=32
+        Cut points per feature with ``bounds``, or public cut lists (as in
+        :class:`DPDecisionListClassifier`).
+    cut_scale : {"linear", "log"} or sequence of those, default="linear"
+        Spacing of ``cuts`` cut points (as in :class:`DPDecisionListClassifier`).
+    rule_score : {"auto", "net", "lift"}, default="auto"
+        The score of ``algorithm="net_cover"``: ``"net"`` as above, ``"lift"`` the
+        weighted relative accuracy of :class:`DPDecisionListClassifier`
+        (a_b − θ_b·|a|); ``"auto"``: ``"net"`` on 0/1 input, ``"lift"`` with
+        ``bounds`` — the private list's defaults. The list stops when no rule
+        scores above 0.
 
     Attributes
     ----------
     rules_ : list of (int, int, label) tuples
         ``(feature index, sign, label)``: "if x[feature] == sign then label", in
-        order (sign 0 only with ``negations=True``).
+        order (sign 0 only with ``negations=True``). With ``bounds``:
+        ``(feature index, op, threshold, label)``, op one of ``"<="``, ``">"``,
+        ``"missing"``.
     default_label_ : label
         Prediction when no rule fires.
     rule_class_counts_ : ndarray of shape (n_rules + 1, n_classes)
@@ -113,18 +136,32 @@ class GreedyDecisionListClassifier(_DecisionListBase):
     else a
     """
 
-    _parameter_constraints: dict = {**_DecisionListBase._parameter_constraints}
+    _parameter_constraints: dict = {
+        **_DecisionListBase._parameter_constraints,
+        "bounds": "no_validation",  # checked by make_grid (shapes, finite, lower < upper)
+        "cuts": [Interval(numbers.Integral, 1, 254, closed="both"), "array-like"],
+        "cut_scale": [StrOptions({"linear", "log"}), "array-like"],
+        "rule_score": [StrOptions({"auto", "net", "lift"})],
+    }
 
     def __init__(self, max_rules: int | None = None, *, algorithm: str = "net_cover",
                  error_weight: float = 1.5, negations: bool = False,
-                 binarize: float | None = 0.0) -> None:
+                 binarize: float | None = 0.0, bounds: tuple | None = None,
+                 cuts: int | ArrayLike = 32, cut_scale: str | ArrayLike = "linear",
+                 rule_score: str = "auto") -> None:
         self.max_rules = max_rules
         self.algorithm = algorithm
         self.error_weight = error_weight
         self.negations = negations
         self.binarize = binarize
+        self.bounds = bounds
+        self.cuts = cuts
+        self.cut_scale = cut_scale
+        self.rule_score = rule_score
 
     def _run(self, X, codes, w):
+        if self._real_valued():
+            return self._run_thresholds(X, codes, w)
         n_classes = self.classes_.size
         weights, unit = self._weights(w, private=False)
         net = self.algorithm == "net_cover"
@@ -154,6 +191,43 @@ class GreedyDecisionListClassifier(_DecisionListBase):
         )
         counts = region_counts(X, codes, n_classes, result.features, result.signs, weights)
         self._set_list(result, counts / unit, empirical_proba(counts))
+
+    def _run_thresholds(self, X, codes, w):
+        """The argmax cover over the public threshold literals (``bounds`` mode)."""
+        n_classes = self.classes_.size
+        weights, unit = self._weights(w, private=False)
+        grid = self._grid
+        if self.algorithm == "greedy_cover":
+            score, lam = "errors", 1.0
+        else:
+            score = ("lift" if self.rule_score == "auto" else self.rule_score)
+            lam = float(self.error_weight)
+        seen = {}
+
+        def scorer(block, totals):
+            seen["block"], seen["totals"] = block, totals
+            return rule_scores(block, totals, score, lam, unit)
+
+        def select(scores, coverage):
+            usable = coverage > 0
+            if score != "errors":
+                usable &= scores > 0
+            if not usable.any():
+                # An empty list takes the rule that most improves training accuracy.
+                if "first" in seen or score == "errors":
+                    return -1
+                seen["first"] = True
+                return _best_accuracy_gain(seen["block"], seen["totals"])
+            seen["first"] = True
+            scores = np.where(usable, scores, -np.inf)
+            best = scores == scores.max()
+            return int(np.argmax(np.where(best, coverage, -1)))
+
+        cap = grid.n_literals if self.max_rules is None else self.max_rules
+        literals, _, n_steps, counts = threshold_cover(
+            ArrayRows(X, codes, grid, n_classes, weights), n_classes, grid,
+            max_rules=cap, select=select, scorer=scorer, stop_when_empty=True)
+        self._set_threshold_list(literals, counts / unit, empirical_proba(counts), n_steps)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
@@ -210,7 +284,8 @@ class GreedyDecisionListClassifier(_DecisionListBase):
         self._buffer_X.append(X)
         self._buffer_y.append(codes)
         self._buffer_w.append(w)
-        X = sp.vstack(self._buffer_X, format="csr")
+        X = (np.vstack(self._buffer_X) if self._real_valued()
+             else sp.vstack(self._buffer_X, format="csr"))
         codes, w = np.concatenate(self._buffer_y), np.concatenate(self._buffer_w)
         self._buffer_X, self._buffer_y, self._buffer_w = [X], [codes], [w]
         self._run(X, codes, w)

@@ -46,6 +46,7 @@ def _expected_failed_checks(estimator):
         DPDecisionListClassifier(bounds=(-5.0, 5.0), cuts=8, random_state=0),
         DPDecisionListClassifier(epsilon=4.0, cuts=[-1.0, 0.0, 1.0], rule_score="net",
                                  random_state=0),
+        GreedyDecisionListClassifier(bounds=(-5.0, 5.0), cuts=8),
     ],
     expected_failed_checks=_expected_failed_checks,
 )

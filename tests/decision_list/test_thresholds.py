@@ -11,7 +11,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
 
 from skdp import PrivacyBudget, TestingSeed
-from skdp.decision_list import DPDecisionListClassifier
+from skdp.decision_list import DPDecisionListClassifier, GreedyDecisionListClassifier
 from skdp.decision_list._greedy_cover import rule_scores
 from skdp.decision_list._thresholds import (
     ArrayRows,
@@ -175,6 +175,43 @@ def test_real_valued_list_finds_a_threshold_a_midpoint_cut_misses():
     assert any(f == 0 and op != "missing" and 1000 < t < 4000
                for f, op, t, _ in clf.rules_), clf.rules_
     assert "balance" in clf.export_text(["balance", "age"])
+
+
+def test_non_private_list_with_bounds_uses_the_same_public_literals():
+    """GreedyDecisionListClassifier(bounds=) chooses from the private list's grid (its
+    argmax ceiling): same thresholds, NaN as "missing", the private list's default score."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    X = np.c_[rng.uniform(0, 10, n), rng.uniform(0, 10, n)]
+    X[rng.random(n) < 0.05, 1] = np.nan
+    y = np.where(np.isnan(X[:, 1]), 1, (X[:, 0] > 7).astype(int))
+    kw = dict(bounds=(0, 10), cuts=9)
+    greedy = GreedyDecisionListClassifier(**kw).fit(X, y)
+    assert greedy.score(X, y) == 1.0
+    assert {(f, op) for f, op, _, _ in greedy.rules_} == {(1, "missing"), (0, ">")}
+    private = DPDecisionListClassifier(epsilon=8.0, classes=[0, 1], random_state=0, **kw)
+    grid = {round(t, 9) for t in private.fit(X, y)._grid.cuts[0]}
+    assert all(round(t, 9) in grid for f, op, t, _ in greedy.rules_ if f == 0), greedy.rules_
+    parts = GreedyDecisionListClassifier(**kw)
+    for block in np.array_split(np.arange(n), 3):
+        parts.partial_fit(X[block], y[block], classes=[0, 1])
+    assert str(parts.rules_) == str(greedy.rules_)  # NaN thresholds: compare as text
+    assert "x1 is missing" in greedy.export_text()
+
+
+def test_lift_lists_are_labelled_by_the_noisy_counts_alone():
+    """Under lift a rule's selected label need not be its region's majority (a rule can
+    take a 5 % class to 30 %), so the counts alone give the probabilities; the net score
+    keeps its pseudo-counts toward the selected label."""
+    rng = np.random.default_rng(4)
+    X = rng.uniform(0, 10, (2000, 3))
+    y = (rng.random(2000) < np.where(X[:, 0] > 8, 0.3, 0.03)).astype(int)
+    for score, prior in (("lift", False), ("net", True)):
+        clf = DPDecisionListClassifier(epsilon=2.0, bounds=(0, 10), classes=[0, 1],
+                                       rule_score=score, random_state=0).fit(X, y)
+        plain = np.maximum(clf.rule_class_counts_, 0) + 1.0
+        plain /= plain.sum(axis=1, keepdims=True)
+        assert np.allclose(clf._region_proba, plain) != prior, score
 
 
 def test_budget_charged_once_with_bounds_and_categories_one_hot_with_public_lists():
