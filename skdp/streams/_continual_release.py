@@ -22,6 +22,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
+from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from .._input import validate_data
@@ -274,6 +275,10 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
     1.0
     """
 
+    #: NaN advice of skdp._input.missing_values_error
+    _missing_values_alternative = ("Or wrap a learner that reads missing values: "
+                                   "estimator=DPDecisionListClassifier(bounds=...).")
+
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "get_params"]), None],
         "epsilon": "no_validation",  # check_epsilon (PrivacyParameterError)
@@ -337,9 +342,16 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         return base.set_params(**params)
 
     # ------------------------------------------------------------------ fitting
+    def _finite(self):
+        """``ensure_all_finite`` for X: NaN passes when the wrapped learner reads it
+        (the decision list with ``bounds=``); its own validation then runs on each block."""
+        base = _default_estimator() if self.estimator is None else self.estimator
+        return "allow-nan" if get_tags(base).input_tags.allow_nan else True
+
     def _validate_block(self, X, y, classes, first_call):
         X, y = validate_data(self, X, y, reset=first_call, accept_sparse="csr",
-                             dtype="numeric", ensure_min_samples=1)
+                             dtype="numeric", ensure_min_samples=1,
+                             ensure_all_finite=self._finite())
         found = resolve_classes(self, y, classes, first_call=first_call, binary=False)
         if found.size < 2:
             raise ValueError(f"{type(self).__name__} can't train when only one class is "
@@ -511,7 +523,8 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         ndarray of shape (n_samples, n_classes)
         """
         self._check_released()
-        rows: Any = validate_data(self, X, reset=False, accept_sparse="csr", dtype="numeric")
+        rows: Any = validate_data(self, X, reset=False, accept_sparse="csr", dtype="numeric",
+                                  ensure_all_finite=self._finite())
         if not self.estimators_:
             return np.full((rows.shape[0], self.classes_.size), 1.0 / self.classes_.size)
         X = rows
@@ -544,5 +557,6 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True
         tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = self._finite() == "allow-nan"
         tags.classifier_tags.poor_score = True
         return tags
