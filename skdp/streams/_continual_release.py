@@ -344,8 +344,11 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
     # ------------------------------------------------------------------ fitting
     def _finite(self):
         """``ensure_all_finite`` for X: NaN passes when the wrapped learner reads it
-        (the decision list with ``bounds=``); its own validation then runs on each block."""
+        (the decision list with ``bounds=``, or a pipeline starting with a PublicImputer);
+        its own validation then runs on each block."""
         base = _default_estimator() if self.estimator is None else self.estimator
+        if isinstance(base, Pipeline):  # its tags do not say (scikit-learn 1.6–1.9)
+            base = next((s for _, s in base.steps if s not in (None, "passthrough")), base)
         return "allow-nan" if get_tags(base).input_tags.allow_nan else True
 
     def _validate_block(self, X, y, classes, first_call):
