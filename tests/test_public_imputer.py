@@ -9,6 +9,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import Normalizer, PolynomialFeatures
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skdp
@@ -171,3 +172,86 @@ def test_any_bad_fill_value_is_a_clear_error_before_transform(bad):
         return
     # only a valid one gets through: finite, one per feature
     assert imp.fill_values_.shape == (2,) and np.all(np.isfinite(imp.fill_values_))
+
+
+# ------------------------------------------------- the leak list (privacy_model.rst)
+def test_public_fill_is_the_same_on_neighbours_with_an_all_missing_column():
+    # the neighbour has column 1 missing in every row (SimpleImputer drops such a column
+    # unless keep_empty_features=True, and its indicators change: see
+    # tests/test_categorical_pipeline.py)
+    Xa = np.array([[1.0, 20.0, 3.0], [4.0, np.nan, np.nan], [7.0, np.nan, 9.0]])
+    Xb = Xa.copy()
+    Xb[0, 1] = np.nan
+    a = PublicImputer(fill_value=0.0, add_indicator=True).fit(Xa)
+    b = PublicImputer(fill_value=0.0, add_indicator=True).fit(Xb)
+    probe = np.array([[5.0, np.nan, 1.0]])
+    np.testing.assert_array_equal(a.transform(probe), b.transform(probe))
+    assert a.transform(Xa).shape == b.transform(Xb).shape == (3, 6)
+
+
+def _neighbours(n=40, d=3, seed=0):
+    """Two tables that differ in one row, the second's row an outlier."""
+    rng = np.random.default_rng(seed)
+    Xa = rng.uniform(0, 1, (n, d))
+    Xb = Xa.copy()
+    Xb[0] = 50.0
+    return Xa, Xb
+
+
+def _leaky():
+    from sklearn.decomposition import PCA, TruncatedSVD
+    from sklearn.kernel_approximation import Nystroem
+    from sklearn.preprocessing import (
+        KBinsDiscretizer,
+        MaxAbsScaler,
+        MinMaxScaler,
+        PowerTransformer,
+        QuantileTransformer,
+        RobustScaler,
+        SplineTransformer,
+        StandardScaler,
+    )
+
+    return [StandardScaler(), MinMaxScaler(), MaxAbsScaler(), RobustScaler(),
+            QuantileTransformer(n_quantiles=10), PowerTransformer(),
+            KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform"),
+            SplineTransformer(), PCA(2), TruncatedSVD(2),
+            Nystroem(n_components=40, random_state=0)]  # 40: every row is a component
+
+
+@pytest.mark.parametrize("step", _leaky(), ids=lambda s: type(s).__name__)
+def test_listed_leaky_steps_change_with_one_row(step):
+    from sklearn.base import clone
+
+    Xa, Xb = _neighbours()
+    probe = np.full((1, 3), 0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a, b = clone(step).fit(Xa), clone(step).fit(Xb)
+    # the same probe row, transformed by the two fitted steps: one row changed the step
+    assert not np.allclose(a.transform(probe), b.transform(probe))
+
+
+def test_vectorizer_vocabulary_is_released_and_hashing_is_not():
+    from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
+
+    docs = ["late payment again", "paid on time"]
+    neighbour = [*docs[:1], "paid on time rarediagnosis"]
+    assert "rarediagnosis" in CountVectorizer().fit(neighbour).vocabulary_
+    probe = ["paid rarediagnosis"]
+    np.testing.assert_array_equal(HashingVectorizer().fit(docs).transform(probe).toarray(),
+                                  HashingVectorizer().fit(neighbour).transform(probe).toarray())
+
+
+@pytest.mark.parametrize("make", [
+    lambda: Normalizer(),
+    lambda: PolynomialFeatures(2),
+    lambda: PublicImputer(fill_value=0.0, add_indicator=True),
+    lambda: skdp.preprocessing.PublicBoundsClipper(lower=0.0, upper=1.0),
+], ids=["Normalizer", "PolynomialFeatures", "PublicImputer", "PublicBoundsClipper"])
+def test_listed_row_wise_steps_do_not_change_with_one_row(make):
+    Xa, Xb = _neighbours()
+    probe = np.array([[0.5, np.nan, 0.2]] if isinstance(make(), PublicImputer) else
+                     [[0.5, 0.5, 0.5]])
+    np.testing.assert_array_equal(make().fit(Xa).transform(probe),
+                                  make().fit(Xb).transform(probe))
