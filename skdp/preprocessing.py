@@ -281,12 +281,12 @@ class PublicImputer(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    fill_values_ : ndarray of shape (n_features_in_,)
+    fill_values_ : ndarray of shape (n_features,)
         The fill value of each input feature.
     n_features_in_ : int
-        Number of features seen during :term:`fit`.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during :term:`fit`. Only when X has string feature names.
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Names of features seen during ``fit``. Only when X has string feature names.
 
     Privacy
     -------
