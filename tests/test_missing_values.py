@@ -180,6 +180,14 @@ def test_stream_wrapper_reads_nan_only_when_its_learner_does():
     assert not ContinualReleaseClassifier().__sklearn_tags__().input_tags.allow_nan
     wrapped = ContinualReleaseClassifier(DPDecisionListClassifier(bounds=(-1.0, 1.0)))
     assert wrapped.__sklearn_tags__().input_tags.allow_nan
-    piped = ContinualReleaseClassifier(make_pipeline(PublicImputer(fill_value=0.0),
-                                                     DPDecisionListClassifier()))
+    piped = ContinualReleaseClassifier(
+        make_pipeline(PublicImputer(fill_value=0.0, add_indicator=True),
+                      skdp.preprocessing.PublicBoundsBinarizer(thresholds=0.5),
+                      DPDecisionListClassifier()),
+        epsilon=EPSILON, classes=[0, 1], random_state=skdp.TestingSeed(0))
     assert piped.__sklearn_tags__().input_tags.allow_nan
+    X, y = _table()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        piped.fit(X, y)  # the imputer is a public step: no refusal, and it learns
+    assert np.mean(piped.predict(X) == y) >= max(np.mean(y), 1 - np.mean(y)) + 0.15

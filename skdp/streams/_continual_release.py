@@ -37,7 +37,7 @@ from .._validation import (
 from ..accounting import PrivacyBudget
 from ..base import PrivateEstimatorMixin, unchanged_if_unpaid
 from ..exceptions import PrivacyError, PrivacyWarning
-from ..preprocessing import PublicBoundsBinarizer, PublicBoundsClipper
+from ..preprocessing import PublicBoundsBinarizer, PublicBoundsClipper, PublicImputer
 
 if TYPE_CHECKING:
     from sklearn.utils import Tags
@@ -48,7 +48,7 @@ __all__ = ["ContinualReleaseClassifier", "block_length", "release_schedule"]
 #: Pipeline steps before the private learner that are fitted on no data-dependent
 #: statistic (public bounds, fixed thresholds, a fixed function): a block's release
 #: then stays a function of the private learner's output and public constants.
-_PUBLIC_STEPS = (PublicBoundsBinarizer, PublicBoundsClipper, FunctionTransformer)
+_PUBLIC_STEPS = (PublicBoundsBinarizer, PublicBoundsClipper, PublicImputer, FunctionTransformer)
 
 
 def block_length(schedule: str, block: int, max_block: int | None, index: int) -> int:
@@ -109,7 +109,7 @@ def _private_step(estimator: Any) -> tuple[str, Any]:
                     f"ContinualReleaseClassifier: pipeline step {name!r} "
                     f"({type(step).__name__}) is fitted on the data without privacy; only "
                     "public transforms (PublicBoundsBinarizer, PublicBoundsClipper, "
-                    "FunctionTransformer) may precede the private learner.")
+                    "PublicImputer, FunctionTransformer) may precede the private learner.")
         name, last = estimator.steps[-1]
         prefix = f"{name}__"
     else:
