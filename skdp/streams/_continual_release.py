@@ -275,10 +275,6 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
     1.0
     """
 
-    #: NaN advice of skdp._input.missing_values_error
-    _missing_values_alternative = ("Or wrap a learner that reads missing values: "
-                                   "estimator=DPDecisionListClassifier(bounds=...).")
-
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "get_params"]), None],
         "epsilon": "no_validation",  # check_epsilon (PrivacyParameterError)
@@ -342,6 +338,10 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         return base.set_params(**params)
 
     # ------------------------------------------------------------------ fitting
+    #: NaN advice of skdp._input.missing_values_error
+    _missing_values_alternative = ("Or wrap a learner that reads missing values: "
+                                   "estimator=DPDecisionListClassifier(bounds=...).")
+
     def _finite(self):
         """``ensure_all_finite`` for X: NaN passes when the wrapped learner reads it
         (the decision list with ``bounds=``, or a pipeline starting with a PublicImputer);
