@@ -223,15 +223,17 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
             where = f"rule {region + 1} ('if {name} then {label}')"
         else:
             where = f"the default ('else {self.default_label_}': no rule fires)"
+        params = self.get_params()
+        real_mode = ("public bounds=(lower, upper) (the real-valued mode) or "
+                     if "bounds" in params else "")
+        private = " On 0/1 features: more rows or a larger epsilon." if "epsilon" in params else ""
         warnings.warn(
             f"{type(self).__name__}: {where} takes about {min(share, 1.0):.0%} of the rows "
-            "(by the list's released counts), so the list predicts one label almost "
-            "everywhere. Without bounds= each feature is read as 0/1 (x > binarize="
-            f"{self.binarize}); on real-valued features, e.g. positive measurements, that "
-            "is 1 almost always. For real-valued X give public bounds=(lower, upper) (the "
-            "private list's real-valued mode) or public thresholds first "
-            "(skdp.preprocessing.PublicBoundsBinarizer); on 0/1 X, more rows or a larger "
-            "epsilon.", UserWarning, stacklevel=2)
+            "(by the list's counts), so the list predicts one label almost "
+            "everywhere. If X holds real values, reading them as 0/1 (x > binarize="
+            f"{self.binarize}) is the likely cause: positive measurements are all 1. Give "
+            f"{real_mode}public thresholds first (skdp.preprocessing.PublicBoundsBinarizer)."
+            f"{private}", UserWarning, stacklevel=2)
 
     def _n_rules_cap(self, n_features):
         return n_features if self.max_rules is None else min(self.max_rules, n_features)
