@@ -14,6 +14,14 @@ message is neither the ``__cause__`` nor the ``__context__`` of the error the us
 
 Validation comes first in every ``fit``, ``partial_fit`` and ``predict``, so an input
 refused here has spent no privacy.
+
+Missing values (NaN in X) get skdp's own message, written once here for every estimator:
+scikit-learn's suggests ``SimpleImputer``/``HistGradientBoostingClassifier``, whose fill
+values or bins are statistics of the private rows. It names the free fix instead, a
+:class:`~skdp.preprocessing.PublicImputer` with the user's fill values, and an
+estimator's own alternative when it has one (its class attribute
+``_missing_values_alternative``, e.g. the decision list's ``bounds=`` mode, which reads NaN
+as information).
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import _check_sample_weight
 from sklearn.utils.validation import validate_data as _sklearn_validate_data
 
-__all__ = ["check_sample_weight", "validate_data"]
+__all__ = ["check_sample_weight", "missing_values_error", "validate_data"]
 
 #: scikit-learn / numpy messages (of the whole exception chain) that are passed through:
 #: they quote shapes, counts, dtypes, estimator and feature names — never a value. Every
@@ -61,6 +69,10 @@ _SAFE_MESSAGES = tuple(re.compile(p, re.DOTALL) for p in (
     r"Sample weights must be 1D array or scalar, got \d+D array\. [^\n]*",
 ))
 
+#: scikit-learn's NaN-in-X message (from ``_assert_all_finite``), replaced by
+#: :func:`missing_values_error`
+_NAN_IN_X = re.compile(r"Input X contains NaN\.")
+
 #: appended to every replaced message
 _NOT_SHOWN = "(the value is not shown: it may be private data)"
 _RESHAPE = ("Reshape your data either using array.reshape(-1, 1) if your data has a single "
@@ -80,6 +92,8 @@ def validate_data(estimator: Any, X: Any = "no_validation", y: Any = "no_validat
         out = _sklearn_validate_data(estimator, X, y, **kwargs)
     except (TypeError, ValueError, OverflowError) as exc:
         error = _replacement(exc, name, {"X": X, "y": y})
+        if error is None and _NAN_IN_X.match(str(exc)):
+            error = missing_values_error(estimator)
         if error is None:
             raise
     else:
@@ -95,6 +109,22 @@ def validate_data(estimator: Any, X: Any = "no_validation", y: Any = "no_validat
             return validate_data(estimator, validated.astype(np.float64), y, **kwargs)
     # raised here, outside the except block, so the original is not even its __context__
     raise error
+
+
+def missing_values_error(estimator: Any) -> ValueError:
+    """The error for NaN in X where ``estimator`` (as configured) reads none: the fix that
+    costs no privacy, and why the usual imputers are not it. Quotes no value (nor where the
+    NaN are, nor how many)."""
+    name = type(estimator).__name__
+    alternative = getattr(estimator, "_missing_values_alternative", "")
+    return ValueError(
+        f"{name}: Input X contains NaN (missing values), which it cannot read as "
+        "configured. Fill them with public values first, e.g. make_pipeline("
+        f"skdp.preprocessing.PublicImputer(fill_value=...), {name}(...)): fill values you "
+        f"choose cost no privacy.{' ' + alternative if alternative else ''} Do not use "
+        "SimpleImputer(strategy='mean'/'median'/'most_frequent'), KNNImputer or "
+        "IterativeImputer: their fill values are statistics of the private rows, released "
+        "unprotected inside the fitted pipeline.")
 
 
 def check_sample_weight(estimator: Any, sample_weight: Any, X: Any, **kwargs: Any) -> Any:

@@ -58,6 +58,7 @@ CASES = {
     "PrivatePredictor": ("real", {}),
     "PublicBoundsBinarizer": ("real", dict(bounds=(0.0, 1.0), n_thresholds=2)),
     "PublicBoundsClipper": ("real", dict(lower=0.0, upper=1.0)),
+    "PublicImputer": ("real", dict(fill_value=0.5)),
     "RectanglesPERPClassifier": ("real", {}),
     "SOAClassifier": ("domain", dict(hypothesis_class=CLASS)),
     "SubsampleAggregatePredictor": ("real", dict(epsilon=50.0, n_queries=1000)),

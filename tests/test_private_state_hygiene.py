@@ -28,7 +28,7 @@ import skdp.mechanisms
 from skdp.accounting import PrivacyBudget
 from skdp.base import PrivateEstimatorMixin
 from skdp.hypotheses.littlestone import threshold_class
-from skdp.preprocessing import PublicBoundsBinarizer, PublicBoundsClipper
+from skdp.preprocessing import PublicBoundsBinarizer, PublicBoundsClipper, PublicImputer
 
 N, D, N_DOMAIN = 40, 3, 8
 CLASS = threshold_class(N_DOMAIN)
@@ -295,7 +295,8 @@ _FITTED = {}
     lambda: PublicBoundsClipper(lower=0.0, upper=1.0),
     lambda: PublicBoundsBinarizer(bounds=(0.0, 1.0), n_thresholds=2),
     lambda: PublicBoundsBinarizer(thresholds=[[0.5]] * D),
-], ids=["clipper", "binarizer-bounds", "binarizer-thresholds"])
+    lambda: PublicImputer(fill_value=0.5, add_indicator=True),
+], ids=["clipper", "binarizer-bounds", "binarizer-thresholds", "imputer"])
 @settings(max_examples=25)
 @given(data=st.data())
 def test_preprocessing_errors_do_not_echo_values(make, data):

@@ -29,6 +29,11 @@ __all__ = ["ALGORITHMS"]
 # Weight of one whole row in the private list's integer weights (a row weighs ≤ 1).
 _UNIT = 2**20
 
+#: Share of the rows in one region above which the list is reported as predicting one
+#: label almost everywhere, and the majority share above which a default that does so
+#: may be right (see ``_warn_if_one_region_catches_all``).
+_CATCH_ALL, _IMBALANCED = 0.95, 0.9
+
 #: Values of ``algorithm``: the practical net cover, or Rivest's / Bun & Fang's cover.
 ALGORITHMS = ("net_cover", "greedy_cover")
 
@@ -186,6 +191,49 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
         ]
         self.default_label_ = self.classes_[codes[-1]]
         self.n_selections_ = result.n_steps
+        self._warn_if_one_region_catches_all(counts)
+
+    def _warn_if_one_region_catches_all(self, counts):
+        """Warn when one region of the list holds ≥ 95 % of the rows: the list then
+        predicts one label almost everywhere. The usual cause is real-valued X read as
+        ``x > binarize``: a rule true for every row, or (negated) for none, so that the
+        first rule or the default takes all rows (raw breast_cancer: 97–101 %, accuracy =
+        the majority's).
+
+        Read off the released counts only (post-processing: the warning costs nothing
+        and says nothing the model does not). On the development tables, lists that learn
+        stay below: at most 87 % (fair's bits, ε = 0.5–8). A default that takes nearly
+        all rows of a table whose (noisy) majority label is ≥ 90 % of the rows can be
+        right, so it is not reported; a first rule true for nearly every row is.
+        """
+        # unclipped sums: the noise is centred, so the regions' sums estimate the rows
+        # (clipping would count the positive noise of every empty region)
+        counts = np.asarray(counts, dtype=float)
+        rows, total = counts.sum(axis=1), counts.sum()
+        if total <= 0:
+            return
+        region = int(np.argmax(rows))
+        share = rows[region] / total
+        majority = counts.sum(axis=0).max() / total
+        if share < _CATCH_ALL or (region > 0 and majority >= _IMBALANCED):
+            return
+        if region < len(self.rules_):
+            feature, sign, label = self.rules_[region]
+            name = _literal_name(getattr(self, "feature_names_in_", None), feature, sign)
+            where = f"rule {region + 1} ('if {name} then {label}')"
+        else:
+            where = f"the default ('else {self.default_label_}': no rule fires)"
+        params = self.get_params()
+        real_mode = ("public bounds=(lower, upper) (the real-valued mode) or "
+                     if "bounds" in params else "")
+        private = " On 0/1 features: more rows or a larger epsilon." if "epsilon" in params else ""
+        warnings.warn(
+            f"{type(self).__name__}: {where} takes about {min(share, 1.0):.0%} of the rows "
+            "(by the list's counts), so the list predicts one label almost "
+            "everywhere. If X holds real values, reading them as 0/1 (x > binarize="
+            f"{self.binarize}) is the likely cause: positive measurements are all 1. Give "
+            f"{real_mode}public thresholds first (skdp.preprocessing.PublicBoundsBinarizer)."
+            f"{private}", UserWarning, stacklevel=2)
 
     def _n_rules_cap(self, n_features):
         return n_features if self.max_rules is None else min(self.max_rules, n_features)

@@ -346,6 +346,10 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
     array([1, 1, 0])
     """
 
+    #: NaN advice of skdp._input.missing_values_error (0/1 mode refuses NaN)
+    _missing_values_alternative = ("Or give public bounds=: the real-valued mode reads a "
+                                   "missing value as information ('x_j is missing' rules).")
+
     _parameter_constraints: dict = {
         **_DecisionListBase._parameter_constraints,
         "epsilon": "no_validation",  # checked by check_epsilon (PrivacyParameterError)

@@ -22,6 +22,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
+from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from .._input import validate_data
@@ -36,7 +37,7 @@ from .._validation import (
 from ..accounting import PrivacyBudget
 from ..base import PrivateEstimatorMixin, unchanged_if_unpaid
 from ..exceptions import PrivacyError, PrivacyWarning
-from ..preprocessing import PublicBoundsBinarizer, PublicBoundsClipper
+from ..preprocessing import PublicBoundsBinarizer, PublicBoundsClipper, PublicImputer
 
 if TYPE_CHECKING:
     from sklearn.utils import Tags
@@ -47,7 +48,7 @@ __all__ = ["ContinualReleaseClassifier", "block_length", "release_schedule"]
 #: Pipeline steps before the private learner that are fitted on no data-dependent
 #: statistic (public bounds, fixed thresholds, a fixed function): a block's release
 #: then stays a function of the private learner's output and public constants.
-_PUBLIC_STEPS = (PublicBoundsBinarizer, PublicBoundsClipper, FunctionTransformer)
+_PUBLIC_STEPS = (PublicBoundsBinarizer, PublicBoundsClipper, PublicImputer, FunctionTransformer)
 
 
 def block_length(schedule: str, block: int, max_block: int | None, index: int) -> int:
@@ -108,7 +109,7 @@ def _private_step(estimator: Any) -> tuple[str, Any]:
                     f"ContinualReleaseClassifier: pipeline step {name!r} "
                     f"({type(step).__name__}) is fitted on the data without privacy; only "
                     "public transforms (PublicBoundsBinarizer, PublicBoundsClipper, "
-                    "FunctionTransformer) may precede the private learner.")
+                    "PublicImputer, FunctionTransformer) may precede the private learner.")
         name, last = estimator.steps[-1]
         prefix = f"{name}__"
     else:
@@ -337,9 +338,23 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         return base.set_params(**params)
 
     # ------------------------------------------------------------------ fitting
+    #: NaN advice of skdp._input.missing_values_error
+    _missing_values_alternative = ("Or wrap a learner that reads missing values: "
+                                   "estimator=DPDecisionListClassifier(bounds=...).")
+
+    def _finite(self):
+        """``ensure_all_finite`` for X: NaN passes when the wrapped learner reads it
+        (the decision list with ``bounds=``, or a pipeline starting with a PublicImputer);
+        its own validation then runs on each block."""
+        base = _default_estimator() if self.estimator is None else self.estimator
+        if isinstance(base, Pipeline):  # its tags do not say (scikit-learn 1.6–1.9)
+            base = next((s for _, s in base.steps if s not in (None, "passthrough")), base)
+        return "allow-nan" if get_tags(base).input_tags.allow_nan else True
+
     def _validate_block(self, X, y, classes, first_call):
         X, y = validate_data(self, X, y, reset=first_call, accept_sparse="csr",
-                             dtype="numeric", ensure_min_samples=1)
+                             dtype="numeric", ensure_min_samples=1,
+                             ensure_all_finite=self._finite())
         found = resolve_classes(self, y, classes, first_call=first_call, binary=False)
         if found.size < 2:
             raise ValueError(f"{type(self).__name__} can't train when only one class is "
@@ -511,7 +526,8 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         ndarray of shape (n_samples, n_classes)
         """
         self._check_released()
-        rows: Any = validate_data(self, X, reset=False, accept_sparse="csr", dtype="numeric")
+        rows: Any = validate_data(self, X, reset=False, accept_sparse="csr", dtype="numeric",
+                                  ensure_all_finite=self._finite())
         if not self.estimators_:
             return np.full((rows.shape[0], self.classes_.size), 1.0 / self.classes_.size)
         X = rows
@@ -544,5 +560,6 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True
         tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = self._finite() == "allow-nan"
         tags.classifier_tags.poor_score = True
         return tags
