@@ -16,7 +16,6 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.exceptions import NotFittedError
@@ -37,6 +36,7 @@ from ..accounting import PrivacyBudget
 from ..base import PrivateEstimatorMixin, unchanged_if_unpaid
 from ..exceptions import PrivacyError, PrivacyWarning
 from ..preprocessing import PublicBoundsBinarizer, PublicBoundsClipper
+from ._blocks import ReleaseBlocks, block_length, release_schedule
 
 if TYPE_CHECKING:
     from sklearn.utils import Tags
@@ -48,40 +48,6 @@ __all__ = ["ContinualReleaseClassifier", "block_length", "release_schedule"]
 #: statistic (public bounds, fixed thresholds, a fixed function): a block's release
 #: then stays a function of the private learner's output and public constants.
 _PUBLIC_STEPS = (PublicBoundsBinarizer, PublicBoundsClipper, FunctionTransformer)
-
-
-def block_length(schedule: str, block: int, max_block: int | None, index: int) -> int:
-    """Length in calls of block ``index`` (0-based): b·2^index for ``"doubling"``
-    (at most ``max_block``), b for ``"fixed"``."""
-    if schedule == "fixed":
-        return int(block)
-    length = int(block) << min(int(index), 62)
-    return length if max_block is None else min(length, max(int(max_block), int(block)))
-
-
-def release_schedule(schedule: str, block: int, n_calls: int,
-                     max_block: int | None = None) -> list[int]:
-    """The calls (1-based) at whose end a model is released, up to ``n_calls``.
-
-    ``"doubling"``: blocks of b, 2b, 4b, … calls (releases at b, 3b, 7b, …), each at
-    most ``max_block`` calls; ``"fixed"``: blocks of b calls (releases at b, 2b, 3b,
-    …). Public: a function of the call count only.
-
-    Examples
-    --------
-    >>> release_schedule("doubling", 1, 20)
-    [1, 3, 7, 15]
-    >>> release_schedule("doubling", 1, 20, max_block=4)
-    [1, 3, 7, 11, 15, 19]
-    >>> release_schedule("fixed", 5, 20)
-    [5, 10, 15, 20]
-    """
-    ends, end, index = [], 0, 0
-    while end + block_length(schedule, block, max_block, index) <= n_calls:
-        end += block_length(schedule, block, max_block, index)
-        ends.append(end)
-        index += 1
-    return ends
 
 
 def _default_estimator() -> Any:
@@ -356,35 +322,25 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
                                                      f"continual release of {learner}")
         self.classes_ = found
         self.estimators_: list[Any] = []
-        self.block_calls_: list[int] = []
-        self.n_releases_ = 0
-        self.n_calls_ = 0
-        self._block_start = 0  # calls before the current block
-        self._buffer: list[tuple[Any, NDArray[Any]]] = []
-
-    def _block_length(self, index: int) -> int:
-        return block_length(self.schedule, self.block, self.max_block, index)
+        self._blocks = ReleaseBlocks(self.schedule, self.block, self.max_block)
 
     def _take_call(self, X, y, release_now: bool = False) -> None:
         """Buffer one call; release if it ends a block. A release that raises (the
         clone refusing its input) undoes the call, so the schedule stays the public
         function of the calls that went through."""
-        self.n_calls_ += 1
-        self._buffer.append((X, y))
-        if release_now or self.n_calls_ == self.next_release_:
+        if self._blocks.add(X, y, end_block=release_now):
             try:
                 self._release()
             except Exception:
-                self._buffer.pop()
-                self.n_calls_ -= 1
+                self._blocks.undo()
                 raise
 
     def _release(self) -> None:
-        """Fit a fresh clone on every buffered row, release it, empty the buffer."""
-        Xs, ys = zip(*self._buffer, strict=True)
-        X = sp.vstack(Xs, format="csr") if sp.issparse(Xs[0]) else np.concatenate(Xs)
-        y = np.concatenate(ys)
+        """Fit a fresh clone on every row of the block, release it; the block's rows
+        leave the buffer only once the clone has been released (else :meth:`_take_call`
+        undoes the call)."""
         model = self._block_estimator(self.n_releases_)
+        X, y = self._blocks.rows()
         with warnings.catch_warnings():
             # The wrapper already warned about its seed (testing mode); the clone's
             # seeded warning would repeat it at every release.
@@ -392,11 +348,8 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
                                     category=PrivacyWarning)
             model.fit(X, y)
         self._check_spent(model)
+        self._blocks.close()
         self.estimators_.append(model)
-        self.block_calls_.append(self.n_calls_ - self._block_start)
-        self._block_start = self.n_calls_
-        self.n_releases_ += 1
-        self._buffer = []
 
     def _check_spent(self, model) -> None:
         step = model.steps[-1][1] if isinstance(model, Pipeline) else model
@@ -408,12 +361,30 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
                 f"ContinualReleaseClassifier: the wrapped {type(step).__name__} did not "
                 "report a privacy_spent_ within the stream's (ε, δ); nothing was released.")
 
+    def _stream_state(self) -> ReleaseBlocks:
+        if "_blocks" not in self.__dict__:
+            raise AttributeError("exists once a stream has started.")
+        return self._blocks
+
     @property
     def next_release_(self) -> int:
         """The call at whose end the next model is released."""
-        if not hasattr(self, "n_calls_"):
-            raise AttributeError("next_release_ exists once a stream has started.")
-        return self._block_start + self._block_length(self.n_releases_)
+        return self._stream_state().next_release
+
+    @property
+    def n_calls_(self) -> int:
+        """Calls of the stream so far."""
+        return self._stream_state().n_calls
+
+    @property
+    def n_releases_(self) -> int:
+        """Models released so far."""
+        return self._stream_state().n_releases
+
+    @property
+    def block_calls_(self) -> list[int]:
+        """Length in calls of each released model's block."""
+        return list(self._stream_state().block_calls)
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
@@ -477,8 +448,7 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         return self
 
     def _clear_stream(self) -> None:
-        for name in ("_buffer", "_stream", "_noise_key", "n_calls_", "estimators_",
-                     "block_calls_", "n_releases_", "_block_start"):
+        for name in ("_blocks", "_stream", "_noise_key", "estimators_"):
             self.__dict__.pop(name, None)
 
     # ------------------------------------------------------------------ predicting
@@ -520,7 +490,7 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         if self.combine == "recent":
             weights = 0.5 ** np.arange(len(self.estimators_))[::-1]
         else:
-            weights = np.asarray(self.block_calls_, dtype=float)
+            weights = np.asarray(self._blocks.block_calls, dtype=float)
         total = sum(w * self._model_proba(m, X)
                     for w, m in zip(weights, self.estimators_, strict=True))
         return total / weights.sum()
