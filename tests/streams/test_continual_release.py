@@ -106,7 +106,8 @@ def test_decision_list_partial_fit_through_the_wrapper_uses_every_row(monkeypatc
         clf.partial_fit(X[start:start + 200], y[start:start + 200])
     assert seen == [200, 400, 800, 1600]  # 15 calls: blocks 1, 2, 4, 8 — all 3,000 rows
     assert budget.spent.epsilon == pytest.approx(1.0) and budget.spent.delta == 1e-6
-    assert all(m.budget is None and m.epsilon == 1.0 for m in clf.estimators_)
+    # the guard's checks take 10 % of ε (each row: one check, one release)
+    assert all(m.budget is None and m.epsilon == pytest.approx(0.9) for m in clf.estimators_)
     assert clf.score(X, y) > 0.95
 
 
@@ -124,7 +125,7 @@ def test_the_stream_pays_once_and_predicting_is_free():
 
 def test_ensemble_weights_blocks_by_calls_and_latest_uses_the_last_model():
     clf = ContinualReleaseClassifier(DPDecisionListClassifier(), epsilon=8.0, classes=[0, 1],
-                                     combine="ensemble")
+                                     combine="ensemble", guard=None)
     rng = np.random.default_rng(3)
     for _ in range(7):
         X = rng.integers(0, 2, (300, 4))
@@ -220,7 +221,7 @@ def test_wraps_only_private_learners_after_public_transforms():
     pipe = make_pipeline(PublicBoundsBinarizer(thresholds=0.5), DPDecisionListClassifier())
     clf = ContinualReleaseClassifier(pipe, epsilon=3.0, classes=[0, 1]).partial_fit(X, y)
     step = clf.estimators_[0].steps[-1][1]
-    assert step.epsilon == 3.0 and list(step.classes) == [0, 1]
+    assert step.epsilon == pytest.approx(2.7) and list(step.classes) == [0, 1]  # guard: 10 %
     assert clf.predict(X).shape == (20,)
 
 
@@ -238,3 +239,80 @@ def test_a_seed_reproduces_the_releases_and_none_does_not_store_one():
     assert counts(7)[0] == counts(7)[0]
     _, clf = counts(None)
     assert all(m.random_state is None for m in clf.estimators_)
+
+
+# -- the guard: a private check against a constant on every call ---------------------
+def _sorted_stream(n_calls=12, rows=400, seed=0):
+    """Labels sorted like a file sorted by its label: positives first, then negatives;
+    the features say nothing about them (no model can beat the constant)."""
+    rng = np.random.default_rng(seed)
+    y = np.r_[np.ones(3 * rows, int), np.zeros((n_calls - 3) * rows, int)]
+    X = rng.integers(0, 2, (y.size, 4)).astype(float)
+    return [(X[i:i + rows], y[i:i + rows]) for i in range(0, y.size, rows)]
+
+
+def test_guard_falls_back_to_the_constant_where_the_models_lose():
+    calls = _sorted_stream()
+    errors = {}
+    for guard in (None, 0.1):
+        clf = ContinualReleaseClassifier(DPDecisionListClassifier(), epsilon=1.0,
+                                         classes=[0, 1], guard=guard, random_state=Seed(3))
+        wrong = 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for i, (X, y) in enumerate(calls):
+                if i:
+                    wrong += np.count_nonzero(clf.predict(X) != y)
+                clf.partial_fit(X, y)
+        errors[guard] = wrong / sum(y.size for _, y in calls[1:])
+    constant = 2 * 400 / (11 * 400)  # best constant over calls 2…: 0, wrong on 2 calls
+    assert errors[None] > constant + 0.1  # models learned from the positive calls
+    assert errors[0.1] <= constant + 0.01
+    assert clf._choice == ("constant", 0)
+    assert (clf.predict(calls[-1][0]) == 0).all()
+    assert clf._guard.n_checks == len(calls) - 1  # every call but the first (no model yet)
+
+
+def test_guard_keeps_the_models_where_they_win_and_costs_its_share():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (20 * 300, 6))
+    y = np.where(X[:, 0] == 1, 1, X[:, 2])
+    budget = PrivacyBudget(1.0, 1e-6)
+    clf = ContinualReleaseClassifier(DPDecisionListClassifier(), epsilon=1.0, budget=budget,
+                                     classes=[0, 1], random_state=Seed(0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for start in range(0, X.shape[0], 300):
+            clf.partial_fit(X[start:start + 300], y[start:start + 300])
+    assert clf._choice[0] == "model" and clf.score(X, y) > 0.95
+    assert len(budget.charges) == 1 and budget.spent.epsilon == pytest.approx(1.0)
+    assert all(m.epsilon == pytest.approx(0.9) for m in clf.estimators_)
+    assert clf._guard.epsilon == pytest.approx(0.1) and clf._guard.scale == pytest.approx(30)
+    off = ContinualReleaseClassifier(DPDecisionListClassifier(), guard=None,
+                                     classes=[0, 1]).partial_fit(X[:300], y[:300])
+    assert off._guard is None and off.estimators_[0].epsilon == 1.0
+
+
+def test_predicting_first_changes_nothing_the_stream_releases():
+    """The check reuses a predict on the same rows (prequential use); the released
+    checks and models are the same with or without it (seeded noise)."""
+    calls = _sorted_stream(n_calls=8, rows=200, seed=1)
+
+    def run(predict_first):
+        clf = ContinualReleaseClassifier(DPDecisionListClassifier(), classes=[0, 1],
+                                         random_state=Seed(5))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for i, (X, y) in enumerate(calls):
+                if predict_first and i:
+                    clf.predict(X)
+                clf.partial_fit(X, y)
+        return clf
+
+    a, b = run(True), run(False)
+    assert [list(v) for v in a._guard._noisy] == [list(v) for v in b._guard._noisy]
+    assert [m.rules_ for m in a.estimators_] == [m.rules_ for m in b.estimators_]
+    X = calls[0][0]
+    before = dict(a.__dict__)
+    np.testing.assert_array_equal(a.predict(X), a.predict(X))
+    assert a.__dict__ == before  # predicting leaves the estimator's attributes alone
