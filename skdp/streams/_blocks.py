@@ -5,8 +5,9 @@ One object serves every learner that turns batch releases into a stream
 (:class:`~skdp.streams.ContinualReleaseClassifier`, the decision list's
 ``partial_fit``): it counts calls, buffers each call's arrays until the call that ends
 the block, then hands all of them over once and forgets them. The schedule is a
-function of the call count only, so which rows a release sees is public given the
-calls; the privacy argument (disjoint blocks, parallel composition) is the caller's
+function of the call count (and of the caller's restarts, which it decides from
+released outputs only), so which rows a release sees is fixed given the calls and
+the past outputs; the privacy argument (disjoint blocks, parallel composition) is the caller's
 and is written in :class:`~skdp.streams.ContinualReleaseClassifier`.
 """
 
@@ -92,13 +93,32 @@ class ReleaseBlocks:
         self.n_releases = 0
         self.block_calls: list[int] = []
         self._start = 0  # calls before the current block
+        self._first = 0  # the block that (re)started the schedule
         self._parts: list[tuple[Any, ...]] = []
 
     @property
     def next_release(self) -> int:
         """The call at whose end the current block ends."""
-        return self._start + block_length(self.schedule, self.block, self.max_block,
-                                          self.n_releases)
+        return self._start + self.planned_length
+
+    @property
+    def planned_length(self) -> int:
+        """The current block's length in calls on the schedule."""
+        return block_length(self.schedule, self.block, self.max_block,
+                            self.n_releases - self._first)
+
+    @property
+    def n_buffered(self) -> int:
+        """Calls of the current block so far."""
+        return len(self._parts)
+
+    def restart(self) -> None:
+        """Start the schedule again (blocks b, 2b, … from the next one), after the
+        current block has been closed; the caller decides when, from public or
+        released information only."""
+        if self._parts:
+            raise RuntimeError("ReleaseBlocks.restart: close the current block first.")
+        self._first = self.n_releases
 
     def add(self, *arrays: Any, end_block: bool = False) -> bool:
         """Count one call and buffer its arrays; True if the call ends its block (on

@@ -55,22 +55,29 @@ def _fresh_record():
 
 
 @settings(max_examples=40, deadline=None)
-@given(sizes=st.lists(st.integers(1, 7), min_size=1, max_size=20),
+@given(sizes=st.lists(st.integers(1, 7), min_size=1, max_size=40),
        schedule=st.sampled_from(["doubling", "fixed"]), block=st.integers(1, 4),
-       max_block=st.one_of(st.none(), st.integers(1, 6)))
-def test_every_row_of_a_finished_block_is_released_once(sizes, schedule, block, max_block):
+       max_block=st.one_of(st.none(), st.integers(1, 6)),
+       guard=st.sampled_from([None, 0.5]))
+def test_every_row_of_a_finished_block_is_released_once(sizes, schedule, block, max_block,
+                                                        guard):
+    """Without the guard the blocks are the public schedule's; with it the schedule
+    may restart (after a check the constant wins), and still every row of a closed
+    block is in exactly one release, each release holding its block's calls."""
     FITS.clear()
     clf = ContinualReleaseClassifier(NoisyCountClassifier(), epsilon=1.0, schedule=schedule,
-                                     block=block, max_block=max_block, classes=[0, 1])
+                                     block=block, max_block=max_block, classes=[0, 1],
+                                     guard=guard)
     _stream(clf, _calls(sizes))
-    ends = release_schedule(schedule, block, len(sizes), max_block)
+    ends = list(np.cumsum(clf.block_calls_))
+    if guard is None:
+        assert ends == release_schedule(schedule, block, len(sizes), max_block)
     released = int(sum(sizes[:ends[-1]])) if ends else 0
     used = np.concatenate(FITS) if FITS else np.array([], dtype=int)
     assert np.array_equal(np.sort(used), np.arange(released))  # once each, none missing
     assert clf.n_releases_ == len(ends) and clf.n_calls_ == len(sizes)
     assert clf.privacy_spent_.epsilon == 1.0
     starts = [0, *ends][:len(ends)]
-    assert clf.block_calls_ == [e - s for s, e in zip(starts, ends, strict=True)]
     # Each release's rows are exactly its block's calls, in order.
     bounds = np.cumsum([0, *sizes])
     for fit, s, e in zip(FITS, starts, ends, strict=True):
@@ -153,7 +160,7 @@ def test_before_the_first_release_predictions_are_uniform():
 
 
 def test_defaults_cap_the_doubling_blocks_at_16_calls():
-    clf = ContinualReleaseClassifier(NoisyCountClassifier(), classes=[0, 1])
+    clf = ContinualReleaseClassifier(NoisyCountClassifier(), classes=[0, 1], guard=None)
     _stream(clf, _calls([2] * 60))
     assert clf.block_calls_ == [1, 2, 4, 8, 16, 16] and clf.next_release_ == 63
     assert clf.get_params()["combine"] == "recent"
@@ -316,3 +323,26 @@ def test_predicting_first_changes_nothing_the_stream_releases():
     before = dict(a.__dict__)
     np.testing.assert_array_equal(a.predict(X), a.predict(X))
     assert a.__dict__ == before  # predicting leaves the estimator's attributes alone
+
+
+def test_guard_restarts_the_schedule_after_an_abrupt_change():
+    """A concept that flips in the middle of a long block: the checks see every model
+    lose to the constant, the rows before the change are released as a block of their
+    own and the next call starts the doubling again (a model of post-change rows
+    after one call, not at the end of the 16-call block)."""
+    rng = np.random.default_rng(0)
+    n_calls, rows = 60, 400
+    X = rng.integers(0, 2, (n_calls * rows, 4))
+    y = X[:, 0].copy()
+    y[40 * rows:] = 1 - y[40 * rows:]  # calls 41…: the label is the other value
+    y = np.where(rng.uniform(size=y.size) < 0.2, y, np.where(X[:, 1] == 1, 1, y))
+    clf = ContinualReleaseClassifier(DPDecisionListClassifier(), epsilon=4.0, classes=[0, 1],
+                                     random_state=Seed(2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(n_calls):
+            clf.partial_fit(X[i * rows:(i + 1) * rows], y[i * rows:(i + 1) * rows])
+    ends = list(np.cumsum(clf.block_calls_))
+    assert ends[:5] == [1, 3, 7, 15, 31]  # the schedule up to the change
+    assert ends[5] == 40 and ends[6] == 41  # calls 32-40 released early; 41 alone
+    assert clf.score(X[-rows:], y[-rows:]) > 0.9 and clf._choice[0] == "model"
