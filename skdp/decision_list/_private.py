@@ -659,6 +659,12 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         (ε, δ)-DP on its own rows given the earlier outputs. ``predict`` and
         ``predict_proba`` only read the released list: they never learn or spend, so
         predicting before every learning call (progressive validation) costs nothing.
+        This is the continual release of :mod:`skdp.streams` with doubling blocks from
+        one call and no cap, the latest list answering and no guard (the estimator
+        holds the same running schedule and buffer,
+        ``skdp.streams._blocks.ReleaseBlocks``); wrap the list in
+        :class:`~skdp.streams.ContinualReleaseClassifier` for capped blocks, a
+        combination of the lists and the private check against a constant.
 
         A row passed twice (in two calls, or in ``fit`` and ``partial_fit``) counts as
         two rows: its owner then has the guarantee of a group of two (2ε).
