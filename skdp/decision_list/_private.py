@@ -702,8 +702,9 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         # Compare-and-swap first: a stale copy is refused before its state changes.
         self._advance_stream()
         if self._blocks.add(X, codes, w):  # t = 2^j − 1: release the block's rows
+            rows, block_codes, block_w = self._blocks.rows()
             try:
-                self._release(*self._blocks.rows(), self._release_rng())
+                self._release(rows, block_codes, block_w, self._release_rng())
             except Exception:
                 self._blocks.undo()
                 raise
