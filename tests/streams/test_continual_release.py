@@ -41,6 +41,12 @@ def _calls(sizes, n_features=3, seed=0):
     return out
 
 
+def _rule_rows(n):
+    """0/1 features and the labels of a two-rule list (x0 → 1, else x2): learnable."""
+    X = np.random.default_rng(0).integers(0, 2, (n, 6))
+    return X, np.where(X[:, 0] == 1, 1, X[:, 2])
+
+
 def _stream(clf, calls):
     for X, y in calls:
         clf.partial_fit(X, y)
@@ -103,9 +109,7 @@ def test_decision_list_partial_fit_through_the_wrapper_uses_every_row(monkeypatc
         return fit(self, X, y, sample_weight)
 
     monkeypatch.setattr(dl_private.DPDecisionListClassifier, "fit", recording_fit)
-    rng = np.random.default_rng(0)
-    X = rng.integers(0, 2, (15 * 200, 6))
-    y = np.where(X[:, 0] == 1, 1, X[:, 2])
+    X, y = _rule_rows(15 * 200)
     budget = PrivacyBudget(1.0, 1e-6)
     clf = ContinualReleaseClassifier(DPDecisionListClassifier(), epsilon=1.0, budget=budget,
                                      classes=[0, 1], random_state=Seed(0))
@@ -281,9 +285,7 @@ def test_guard_falls_back_to_the_constant_where_the_models_lose():
 
 
 def test_guard_keeps_the_models_where_they_win_and_costs_its_share():
-    rng = np.random.default_rng(0)
-    X = rng.integers(0, 2, (20 * 300, 6))
-    y = np.where(X[:, 0] == 1, 1, X[:, 2])
+    X, y = _rule_rows(20 * 300)
     budget = PrivacyBudget(1.0, 1e-6)
     clf = ContinualReleaseClassifier(DPDecisionListClassifier(), epsilon=1.0, budget=budget,
                                      classes=[0, 1], random_state=Seed(0))
