@@ -429,10 +429,13 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         schedule should restart (a post-processing of the released checks)."""
         if self._guard is None or not self.estimators_:
             return False
-        probas = self._probas(X)
+        # K was fixed when the stream opened; a later set_params(combine=...) changes
+        # the candidates' number: pad with the latest model (the sensitivity is K + 1
+        # whatever they are).
+        k = self._guard.n_models
+        probas = (self._probas(X) + [self._probas(X)[-1]] * k)[:k]
         truth = np.searchsorted(self.classes_, y)
-        mistakes = [np.count_nonzero(np.argmax(p, axis=1) != truth)
-                    for p in probas[:self._guard.n_models]]
+        mistakes = [np.count_nonzero(np.argmax(p, axis=1) != truth) for p in probas]
         counts = np.bincount(truth, minlength=self.classes_.size)
         rng = self._release_generator(self._noise_key, _CHECK_INDEX + self._guard.n_checks)
         self._guard.check(np.asarray(mistakes), counts, rng)

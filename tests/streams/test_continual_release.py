@@ -348,3 +348,17 @@ def test_guard_restarts_the_schedule_after_an_abrupt_change():
     assert ends[:5] == [1, 3, 7, 15, 31]  # the schedule up to the change
     assert ends[5] == 40 and ends[6] == 41  # calls 32-40 released early; 41 alone
     assert clf.score(X[-rows:], y[-rows:]) > 0.9 and clf._choice[0] == "model"
+
+
+def test_changing_combine_mid_stream_keeps_the_checks_running():
+    X, y = _rule_rows(6 * 200)
+    for first, then in (("recent", "latest"), ("latest", "recent")):
+        clf = ContinualReleaseClassifier(DPDecisionListClassifier(), classes=[0, 1],
+                                         combine=first)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for i in range(6):
+                if i == 3:
+                    clf.set_params(combine=then)
+                clf.partial_fit(X[i * 200:(i + 1) * 200], y[i * 200:(i + 1) * 200])
+        assert clf._guard.n_checks == 5 and clf.predict(X[:5]).shape == (5,)
