@@ -178,7 +178,7 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         recent 0.077 / 0.178 / 0.280, latest 0.070 / 0.126 / 0.340, ensemble 0.107 /
         0.407 / 0.232 — ``"recent"`` has the smallest worst gap to the best of the
         three; with the guard (which may answer with the latest model instead):
-        recent 0.079 / 0.094 / 0.207, latest 0.079 / 0.097 / 0.262.
+        recent 0.081 / 0.092 / 0.208, latest 0.078 / 0.095 / 0.261.
     guard : float in (0, 1) or None, default=0.1
         Share of ε spent on a private check, on every call after the first release,
         of the released predictors against a constant, **before** the call's rows are
@@ -193,9 +193,9 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         buffered before the call are released as a block of their own and the
         schedule starts again from this call. The releases run at ε·(1 − guard).
         Measured (``benchmarks/results/streams.md``): on ``fair`` in file order
-        (sorted by the label) 0.176 error against 0.524 without the guard and the best
-        constant's 0.196; on the abrupt stream 0.094 / 0.089 at ε = 1 / 4 against
-        0.181 / 0.179 without it (SGD 0.082; 0.116 / 0.111 with the check but no
+        (sorted by the label) 0.176 error against 0.628 without the guard and the best
+        constant's 0.196; on the abrupt stream 0.092 / 0.088 at ε = 1 / 4 against
+        0.179 / 0.179 without it (SGD 0.082; 0.116 / 0.111 with the check but no
         restart, measured during development). Its cost where it cannot act (chunks of
         50 rows; 8 seeds): breast_cancer 0.225 / 0.127 at ε = 1 / 4 against 0.227 /
         0.109 without it. ``None``: no check, no restart; the releases run at ε.
