@@ -7,7 +7,6 @@ import warnings
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -15,6 +14,7 @@ from .._validation import RANDOM_STATE_CONSTRAINT
 from ..accounting import PrivacyBudget
 from ..base import PrivateEstimatorMixin, unchanged_if_unpaid
 from ..exceptions import PrivacyWarning
+from ..streams._blocks import ReleaseBlocks
 from ._accounting import ACCOUNTINGS, HISTOGRAM_WEIGHT, net_step_plan, step_plan
 from ._base import _DecisionListBase
 from ._dask import DaskRows, is_dask_collection
@@ -643,7 +643,7 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
             self.classes_ = classes
             self._clear_stream()
             self._private_run(X, codes, w)
-        self._n_calls = 1
+        self._start_blocks()
         return self
 
     def _fit_dask(self, X, y, sample_weight):
@@ -667,7 +667,7 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
             self.classes_ = classes
             self._clear_stream()
             self._private_run(rows, None, None)
-        self._n_calls = 1
+        self._start_blocks()
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -685,6 +685,12 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         (ε, δ)-DP on its own rows given the earlier outputs. ``predict`` and
         ``predict_proba`` only read the released list: they never learn or spend, so
         predicting before every learning call (progressive validation) costs nothing.
+        This is the continual release of :mod:`skdp.streams` with doubling blocks from
+        one call and no cap, the latest list answering and no guard (the estimator
+        holds the same running schedule and buffer,
+        ``skdp.streams._blocks.ReleaseBlocks``); wrap the list in
+        :class:`~skdp.streams.ContinualReleaseClassifier` for capped blocks, a
+        combination of the lists and the private check against a constant.
 
         A row passed twice (in two calls, or in ``fit`` and ``partial_fit``) counts as
         two rows: its owner then has the guarantee of a group of two (2ε).
@@ -717,23 +723,29 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
             with unchanged_if_unpaid(self):
                 self.classes_ = found
                 self._private_run(X, codes, w)
-            self._n_calls = 1
+            self._start_blocks()
             return self
         # Compare-and-swap first: a stale copy is refused before its state changes.
         self._advance_stream()
-        self._n_calls += 1
-        buffer: list = self.__dict__.setdefault("_buffer", [])
-        buffer.append((X, codes, w))
-        if (self._n_calls + 1) & self._n_calls == 0:  # t = 2^j − 1: release the chunk
-            Xs, ys, ws = zip(*buffer, strict=True)
-            del self._buffer
-            rows = np.vstack(Xs) if self._real_valued() else sp.vstack(Xs, format="csr")
-            self._release(rows, np.concatenate(ys),
-                          np.concatenate(ws), self._release_rng())
+        if self._blocks.add(X, codes, w):  # t = 2^j − 1: release the block's rows
+            rows, block_codes, block_w = self._blocks.rows()
+            try:
+                self._release(rows, block_codes, block_w, self._release_rng())
+            except Exception:
+                self._blocks.undo()
+                raise
+            self._blocks.close()
         return self
 
+    def _start_blocks(self):
+        """The stream's running release (the continual-release schedule of
+        :mod:`skdp.streams`: doubling blocks of 1, 2, 4, … calls, no cap); the call
+        that opened the stream was its first block, released from its own rows."""
+        self._blocks = ReleaseBlocks("doubling", 1, None)
+        self._blocks.released_call()
+
     def _clear_stream(self):
-        for name in ("_buffer", "_stream", "_noise_key", "_n_calls"):
+        for name in ("_blocks", "_stream", "_noise_key"):
             self.__dict__.pop(name, None)
 
     def __sklearn_tags__(self):

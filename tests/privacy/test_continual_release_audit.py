@@ -32,9 +32,9 @@ class Cumulative(ContinualReleaseClassifier):
     """Broken twin: the buffer is never emptied, so each release sees every row so far."""
 
     def _release(self):
-        kept = list(self._buffer)
+        kept = list(self._blocks._parts)
         super()._release()
-        self._buffer = kept
+        self._blocks._parts = kept
 
 
 def _streams():

@@ -1,0 +1,112 @@
+"""A private check of released predictors against a constant, on every new call.
+
+Before a call's rows are learned from, the predictors already released (the models'
+combination and the latest model) are run on them; their mistake counts and the
+call's per-class row counts are released with discrete Laplace noise. Which predictor
+answers next — one of the models, or the constant label with the most noisy rows — is
+chosen from these noisy counts only (post-processing). The privacy argument is the
+wrapper's (:class:`~skdp.streams.ContinualReleaseClassifier`, "Privacy").
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..mechanisms.laplace import discrete_laplace
+
+__all__ = ["ConstantGuard"]
+
+#: z-score by which a challenger must beat the default predictor on some window of
+#: recent checks before it answers instead. Public; 2 keeps a wrong switch rare (the
+#: windows are a handful of nearly nested tests) while a gap of 2 noise widths on one
+#: call of 1,000 rows at ε = 0.1 is 12 points: an abrupt change is seen at once.
+Z_SWITCH = 2.0
+#: Longest window of checks (in calls) the choice looks at: a public constant.
+MAX_WINDOW = 64
+
+
+def _variance(scale: float) -> float:
+    """Variance of discrete Laplace noise of this scale (2α/(1 − α)², α = e^(−1/scale))."""
+    alpha = math.exp(-1.0 / scale)
+    return 2.0 * alpha / (1.0 - alpha) ** 2
+
+
+class ConstantGuard:
+    """Noisy mistake counts of K released predictors and noisy class counts, one
+    record per checked call, and the choice they imply.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of each check (each row is checked once: in its own call).
+    n_models : int
+        K, the model predictors compared (public).
+    n_classes : int
+        C (public).
+
+    Notes
+    -----
+    A row moves each of its call's K mistake counts by at most 1 and one class count
+    by exactly 1: the released vector has L1 sensitivity K + 1, so noise of scale
+    (K + 1)/ε on every coordinate makes a check ε-DP (discrete Laplace mechanism).
+    """
+
+    def __init__(self, epsilon: float, n_models: int, n_classes: int) -> None:
+        self.epsilon = float(epsilon)
+        self.n_models, self.n_classes = int(n_models), int(n_classes)
+        self._noisy: list[NDArray[np.int64]] = []  # released: public
+
+    @property
+    def scale(self) -> float:
+        """The noise scale of every coordinate: sensitivity (K + 1) over ε."""
+        return (self.n_models + 1) / self.epsilon
+
+    def _noise(self, size: int, rng: np.random.Generator) -> NDArray[np.int64]:
+        return np.asarray(discrete_laplace(self.scale, size, rng), dtype=np.int64)
+
+    def check(self, mistakes: NDArray[Any], counts: NDArray[Any],
+              rng: np.random.Generator) -> None:
+        """Release one call's K mistake counts and C class counts with noise."""
+        values = np.r_[np.asarray(mistakes, dtype=np.int64),
+                       np.asarray(counts, dtype=np.int64)]
+        if values.size != self.n_models + self.n_classes:
+            raise ValueError("ConstantGuard.check: wrong number of counts.")
+        self._noisy.append(values + self._noise(values.size, rng))
+
+    @property
+    def n_checks(self) -> int:
+        return len(self._noisy)
+
+    def choice(self) -> tuple[str, int]:
+        """``("model", k)`` or ``("constant", class index)``: the predictor to use next.
+
+        Model 0 answers unless, on some window of the last w = 1, 2, 4, … ≤ 64 checks, a
+        challenger (another model, or the constant label with the most noisy rows in
+        that window) made fewer noisy mistakes by more than ``Z_SWITCH`` standard
+        deviations of the difference's noise; the largest such z-score wins. A function
+        of the released noisy counts and public constants only.
+        """
+        best, best_z = ("model", 0), Z_SWITCH
+        if not self._noisy:
+            return best
+        history = np.asarray(self._noisy[-MAX_WINDOW:], dtype=float)
+        var = _variance(self.scale)
+        w = 1
+        while w <= history.shape[0]:
+            sums = history[-w:].sum(axis=0)
+            mistakes, counts = sums[:self.n_models], sums[self.n_models:]
+            for k in range(1, self.n_models):
+                z = (mistakes[0] - mistakes[k]) / math.sqrt(2 * w * var)
+                if z > best_z:
+                    best, best_z = ("model", k), z
+            label = int(np.argmax(counts))
+            constant = counts.sum() - counts[label]  # its noisy mistakes
+            z = (mistakes[0] - constant) / math.sqrt(w * var * self.n_classes)
+            if z > best_z:
+                best, best_z = ("constant", label), z
+            w *= 2
+        return best
