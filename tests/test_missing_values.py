@@ -65,6 +65,7 @@ READS_NAN = {
     ("DPDecisionListClassifier", "bounds"): dict(bounds=(-1.0, 1.0)),
     ("ContinualReleaseClassifier", "bounds"): dict(
         estimator=DPDecisionListClassifier(bounds=(-1.0, 1.0))),
+    ("GreedyDecisionListClassifier", "bounds"): dict(bounds=(-1.0, 1.0)),
     ("PublicImputer", "default"): {},
 }
 #: the estimator's own way out, named in its refusal besides PublicImputer

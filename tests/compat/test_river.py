@@ -324,6 +324,9 @@ def test_the_user_guide_example_runs_and_pays_once():
         warnings.simplefilter("ignore", UserWarning)  # the list's "too few rows" early on
         exec(compile(code, str(page), "exec"), namespace)
     learner, budget, model = namespace["learner"], namespace["budget"], namespace["model"]
-    assert (learner.n_releases_, learner.n_calls_, model.n_learned_) == (3, 12, 1200)
+    assert (learner.n_calls_, model.n_learned_) == (12, 1200)
+    # calls 1, 3 and 7 on the doubling schedule; the guard (noise unseeded here, as on
+    # the page) may restart the schedule after a noisy check and release once more
+    assert 3 <= learner.n_releases_ <= 12
     assert [charge[:2] for charge in budget.charges] == [(1.0, 1e-6)]
     assert namespace["accuracy"].cm.total_weight == 1150  # its value: fresh noise
