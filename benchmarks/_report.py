@@ -44,6 +44,8 @@ __all__ = [
     "measure",
     "median",
     "output_dir",
+    "read_csv",
+    "redraw",
     "rng_for",
     "write_report",
 ]
@@ -86,6 +88,12 @@ def make_parser(description):
         default=None,
         help="output directory (default: benchmarks/results/, or a temp dir with --quick)",
     )
+    parser.add_argument(
+        "--plot-only",
+        action="store_true",
+        help="measure nothing: redraw the figure from the CSV in benchmarks/results/ "
+        "(into --out, default benchmarks/results/)",
+    )
     return parser
 
 
@@ -99,6 +107,21 @@ def output_dir(args):
         out = RESULTS_DIR
     out.mkdir(parents=True, exist_ok=True)
     return out
+
+
+def read_csv(name, results_dir=RESULTS_DIR):
+    """The rows of ``<results_dir>/<name>.csv`` as dicts of strings (as written)."""
+    with (Path(results_dir) / f"{name}.csv").open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def redraw(name, draw, out_dir):
+    """``--plot-only``: draw ``<out_dir>/<name>.png`` with ``draw(rows, path)`` from the
+    committed ``benchmarks/results/<name>.csv``, so a new figure style never re-measures."""
+    path = Path(out_dir) / f"{name}.png"
+    draw(read_csv(name), path)
+    print(f"redrew {path} from {RESULTS_DIR / (name + '.csv')}", file=sys.stderr)
+    return path
 
 
 def rng_for(seed, name):
