@@ -35,6 +35,7 @@ __all__ = [
     "epsilon_axis",
     "figure",
     "legend_below",
+    "legend_in",
     "mean_of",
 ]
 
@@ -101,24 +102,36 @@ def figure(path, n_panels=1, *, ncols=None, panel_height=2.2, sharex=False, shar
             plt.close(fig)
 
 
-def legend_below(fig, axes, *, ncol=None, order=None):
-    """One legend for the figure, under the panels (entries deduplicated by label).
-
-    ``order`` (labels) fixes the order; by default the order of first appearance.
-    """
+def _entries(axes, order):
     entries = {}
     for ax in np.atleast_1d(axes):
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             if not label.startswith("_"):
                 entries.setdefault(label, handle)
     labels = [label for label in (order or entries) if label in entries]
+    return [entries[label] for label in labels], labels
+
+
+def legend_in(ax, axes, *, order=None):
+    """The figure's legend drawn in a spare panel ``ax`` (e.g. the 4th cell of a 2 × 2
+    grid holding 3 plots), entries from ``axes``."""
+    handles, labels = _entries(axes, order)
+    ax.axis("off")
+    return ax.legend(handles, labels, loc="center")
+
+
+def legend_below(fig, axes, *, ncol=None, order=None):
+    """One legend for the figure, under the panels (entries deduplicated by label).
+
+    ``order`` (labels) fixes the order; by default the order of first appearance.
+    """
+    handles, labels = _entries(axes, order)
     if not labels:
         return None
     if ncol is None:
         longest = max(len(label) for label in labels)
         ncol = max(1, min(len(labels), 3 if longest <= 24 else 2 if longest <= 40 else 1))
-    return fig.legend([entries[label] for label in labels], labels, loc="outside lower center",
-                      ncol=ncol)
+    return fig.legend(handles, labels, loc="outside lower center", ncol=ncol)
 
 
 def epsilon_axis(ax, epsilons, *, label="ε"):
