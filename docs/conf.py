@@ -111,7 +111,10 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
-html_sidebars = {"index": [], "auto_examples/index": [], "api/generated/*": []}
+# No section navigation on the pages whose wide tables and benchmark figures need the
+# width (the choosing page's figures are 900 px; with the sidebar its column is ~620).
+html_sidebars = {"index": [], "auto_examples/index": [], "api/generated/*": [],
+                 "user_guide/choosing": []}
 html_show_sourcelink = False
 html_static_path = ["_static"]
 html_css_files = ["skdp.css"]

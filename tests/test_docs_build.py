@@ -4,16 +4,22 @@ The source checks run in the default suite (a few seconds: the quickstart fits o
 small model). The browser test needs a built site (``docs/_build/html``, or
 ``$SKDP_DOCS_HTML``) and Debian's ``chromium``; without either it is skipped with the
 reason. CI (``.ci/run``) builds the docs, then runs this file, so it really runs
-there; the screenshots it saves under ``docs/_build/screenshots`` are the artifacts
-to look at.
+there; the full-page screenshots it saves at desktop width under
+``docs/_build/screenshots`` (or ``$SKDP_DOCS_SCREENSHOTS``) are the artifacts to look
+at: the landing page, the choosing page, the privacy-model page and two class pages.
+On each of them a script measures the laid-out page: no table may be wider than the
+content column or scroll inside it (cut off), no figure wider than the column or
+shown at less than MIN_FIGURE_SCALE of its pixel width.
 """
 
 import importlib.util
 import inspect
+import json
 import os
 import re
 import shutil
 import subprocess
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -25,8 +31,22 @@ import skdp
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 HTML = Path(os.environ.get("SKDP_DOCS_HTML", DOCS / "_build" / "html"))
-SCREENSHOTS = DOCS / "_build" / "screenshots"
+SCREENSHOTS = Path(os.environ.get("SKDP_DOCS_SCREENSHOTS", DOCS / "_build" / "screenshots"))
 CLASS_PAGE = "api/generated/skdp.decision_list.DPDecisionListClassifier.html"
+# The pages a newcomer reads first, screenshotted at desktop width (CI artifacts) and
+# checked for layout: no table wider than its container, no figure wider than the
+# content column or shrunk so far that its labels cannot be read.
+SCREENSHOT_PAGES = {
+    "landing": "index.html",
+    "choosing": "user_guide/choosing.html",
+    "privacy_model": "user_guide/privacy_model.html",
+    "class_page": CLASS_PAGE,
+    "class_page_continual": "api/generated/skdp.streams.ContinualReleaseClassifier.html",
+}
+DESKTOP_WIDTH = 1280
+# A figure shown at less than this fraction of its pixel width has labels below ~9 px
+# (benchmarks/_plot.py draws 8.5-pt text at 120 dpi, ~14 px at full size).
+MIN_FIGURE_SCALE = 0.6
 
 ESTIMATORS = sorted(
     name
@@ -185,11 +205,87 @@ class _VisibleText(HTMLParser):
             self.parts.append(data)
 
 
-def _render(browser, page, screenshot, height):
+# Measures the rendered page (after MathJax typesets) and writes the result into the
+# DOM, which --dump-dom then prints: chromium's command line cannot evaluate a script.
+_LAYOUT_SCRIPT = """
+<script>
+(function () {
+  function box(el) { const r = el.getBoundingClientRect(); return [r.left, r.right, r.width]; }
+  function name(el) {  // the table's first cell, or the figure's file
+    const inner = el.querySelector("img") || el.querySelector("th, td");
+    const text = inner && (inner.getAttribute("src") || inner.textContent);
+    return '"' + (text || el.tagName).trim().replace(/\\s+/g, " ").slice(0, 60) + '"';
+  }
+  function measure() {
+    const column = document.querySelector("article.bd-article") || document.body;
+    const [left, right] = box(column);
+    const problems = [];
+    for (const table of column.querySelectorAll("table")) {
+      const [l, r] = box(table);
+      if (r > right + 1 || l < left - 1)
+        problems.push("table wider than the column: " + name(table));
+      let up = table.parentElement;
+      while (up && up !== column) {
+        if (up.scrollWidth > up.clientWidth + 1) {
+          problems.push("table cut off (scrolls " + (up.scrollWidth - up.clientWidth) +
+                        " px): " + name(table));
+          break;
+        }
+        up = up.parentElement;
+      }
+    }
+    for (const img of column.querySelectorAll("img")) {
+      const [l, r, w] = box(img);
+      if (r > right + 1 || l < left - 1)
+        problems.push("figure wider than the column: " + name(img.parentElement));
+      if (img.naturalWidth > 0 && w / img.naturalWidth < %(min_scale)s)
+        problems.push("figure shown at " + (w / img.naturalWidth).toFixed(2) +
+                      " of its width (labels unreadable): " + img.getAttribute("src"));
+    }
+    const out = document.createElement("pre");
+    out.id = "skdp-layout";
+    out.textContent = JSON.stringify({
+      problems: problems, height: document.documentElement.scrollHeight,
+      column: right - left});
+    document.body.appendChild(out);
+  }
+  window.addEventListener("load", function () {
+    const ready = window.MathJax && MathJax.startup && MathJax.startup.promise;
+    (ready || Promise.resolve()).then(function () { setTimeout(measure, 200); });
+  });
+})();
+</script>
+"""
+
+
+def _layout(browser, page):
+    """Problems in the laid-out ``page`` at desktop width (tables cut off, figures too
+    wide or too shrunk) and its full height, measured in chromium."""
+    source = HTML / page
+    probe = source.with_name(f"_skdp_layout_{source.name}")  # same folder: same links
+    script = _LAYOUT_SCRIPT % {"min_scale": MIN_FIGURE_SCALE}
+    probe.write_text(source.read_text("utf-8").replace("</body>", script + "</body>"), "utf-8")
+    try:
+        dom = _chromium_run(browser, probe.relative_to(HTML),
+                            f"--window-size={DESKTOP_WIDTH},1000", "--dump-dom")
+    finally:
+        probe.unlink()
+    found = re.search(r'<pre id="skdp-layout">(.*?)</pre>', dom, re.S)
+    assert found, f"{page}: the layout probe did not run"
+    return json.loads(unescape(found.group(1)))
+
+
+def _render(browser, page, screenshot, height=None):
+    """The page's DOM and visible text; saves a desktop-width screenshot of the whole
+    page (``height`` None: the page's measured height) and checks its layout."""
     dom = _chromium_run(browser, page, "--dump-dom")
+    layout = _layout(browser, page)
+    height = height or min(int(layout["height"]) + 40, 16_000)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    _chromium_run(browser, page, f"--window-size=1280,{height}", f"--screenshot={screenshot}")
+    _chromium_run(browser, page, f"--window-size={DESKTOP_WIDTH},{height}",
+                  f"--screenshot={screenshot}")
     assert screenshot.is_file() and screenshot.stat().st_size > 10_000
+    assert not layout["problems"], f"{page} at {DESKTOP_WIDTH} px: {layout['problems']}"
     parser = _VisibleText()
     parser.feed(dom)
     return dom, "".join(parser.parts), parser.mathjax
@@ -199,7 +295,7 @@ def test_landing_page_in_browser():
     browser = _browser_or_skip()
     source = (HTML / "index.html").read_text("utf-8")
     assert "mathjax/tex-chtml.js" in source and "cdn.jsdelivr" not in source
-    dom, text, rendered = _render(browser, "index.html", SCREENSHOTS / "landing.png", 3400)
+    dom, text, rendered = _render(browser, "index.html", SCREENSHOTS / "landing.png")
     assert "\\(" not in text and "\\[" not in text, "raw LaTeX left on the landing page"
     assert rendered >= source.count('class="math') >= 1, "formulas not rendered by MathJax"
     table = re.search(r'<table[^>]*skdp-estimator-table.*?</table>', dom, re.S)
@@ -213,7 +309,7 @@ def test_landing_page_in_browser():
 
 def test_class_page_in_browser():
     browser = _browser_or_skip()
-    dom, text, _ = _render(browser, CLASS_PAGE, SCREENSHOTS / "class_page.png", 1400)
+    dom, text, _ = _render(browser, CLASS_PAGE, SCREENSHOTS / "class_page.png")
     assert "\\(" not in text, "raw LaTeX left on the class page"
     title = re.search(r"<h1[^>]*>(.*?)</h1>", dom, re.S)
     assert title and "DPDecisionListClassifier" in re.sub(r"<[^>]+>", "", title.group(1))
@@ -221,6 +317,17 @@ def test_class_page_in_browser():
     parameters = dom.find(">Parameters<")
     argument = dom.find('admonition-title">Privacy: the argument<')
     assert -1 < summary < parameters < argument, "privacy summary / Parameters / argument order"
+
+
+@pytest.mark.parametrize("shot", ["choosing", "privacy_model", "class_page_continual"])
+def test_page_layout_in_browser(shot):
+    """The other pages of SCREENSHOT_PAGES: no raw LaTeX, no table cut off, figures
+    within the column and legible (the landing and class pages are checked above)."""
+    browser = _browser_or_skip()
+    page = SCREENSHOT_PAGES[shot]
+    _, text, _ = _render(browser, page, SCREENSHOTS / f"{shot}.png")
+    raw = [tex for tex in ("\\(", "\\[", "^{") if tex in text]
+    assert not raw, f"raw LaTeX {raw} left on {page} (write it as :math:`...`)"
 
 
 def test_gallery_pages_show_figures_and_output():
