@@ -259,8 +259,8 @@ _LAYOUT_SCRIPT = """
 
 
 def _layout(browser, page):
-    """Problems in the laid-out ``page`` at desktop width (tables cut off, figures too
-    wide or too shrunk) and its full height, measured in chromium."""
+    """The rendered DOM of ``page`` at desktop width, and the layout measured in it:
+    problems (tables cut off, figures too wide or too shrunk) and the page's height."""
     source = HTML / page
     probe = source.with_name(f"_skdp_layout_{source.name}")  # same folder: same links
     script = _LAYOUT_SCRIPT % {"min_scale": MIN_FIGURE_SCALE}
@@ -272,14 +272,13 @@ def _layout(browser, page):
         probe.unlink()
     found = re.search(r'<pre id="skdp-layout">(.*?)</pre>', dom, re.S)
     assert found, f"{page}: the layout probe did not run"
-    return json.loads(unescape(found.group(1)))
+    return dom[: found.start()] + dom[found.end() :], json.loads(unescape(found.group(1)))
 
 
 def _render(browser, page, screenshot, height=None):
     """The page's DOM and visible text; saves a desktop-width screenshot of the whole
     page (``height`` None: the page's measured height) and checks its layout."""
-    dom = _chromium_run(browser, page, "--dump-dom")
-    layout = _layout(browser, page)
+    dom, layout = _layout(browser, page)
     height = height or min(int(layout["height"]) + 40, 16_000)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     _chromium_run(browser, page, f"--window-size={DESKTOP_WIDTH},{height}",
