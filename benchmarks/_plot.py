@@ -37,6 +37,7 @@ __all__ = [
     "legend_below",
     "legend_in",
     "mean_of",
+    "plain_log_ticks",
 ]
 
 WIDTH = 7.5  # inches: the content column, about 900 px at DPI
@@ -140,6 +141,16 @@ def epsilon_axis(ax, epsilons, *, label="ε"):
     ax.set_xticks(list(epsilons), [f"{e:g}" for e in epsilons])
     ax.minorticks_off()
     ax.set_xlabel(label)
+
+
+def plain_log_ticks(ax, axis="x"):
+    """Label a log axis with plain numbers ("0.5", "2", "3") instead of "2×10⁰"."""
+    from matplotlib.ticker import FuncFormatter, LogFormatter
+
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    target.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    # minor ticks labelled only when the axis spans about a decade (else they collide)
+    target.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(1, 0.4)))
 
 
 def mean_of(cell):

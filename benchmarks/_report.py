@@ -217,32 +217,29 @@ def environment():
 
 
 def bar_chart(path, labels, values, *, title, xlabel, log=False, reference=None, colors=None):
-    """Write a horizontal bar chart (one bar per label) to ``path`` (PNG)."""
-    import matplotlib
+    """Write a horizontal bar chart (one bar per label) to ``path`` (PNG), at page width
+    (``_plot.figure``)."""
+    import _plot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    height = 1.2 + 0.32 * len(labels)
-    fig, ax = plt.subplots(figsize=(8, height), layout="constrained")
-    positions = np.arange(len(labels))[::-1]
-    ax.barh(positions, values, color=colors or "tab:blue")
-    ax.set_yticks(positions, labels, fontsize=8)
-    if log:
-        ax.set_xscale("log")
-    if reference is not None:
-        ax.axvline(reference, color="black", linewidth=0.8, linestyle="--", zorder=2)
-    for pos, value in zip(positions, values, strict=True):
-        ax.annotate(
-            f"{value:.2g}", (value, pos), xytext=(3, 0), textcoords="offset points",
-            va="center", fontsize=7, zorder=3,
-            bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none"},
-        )
-    ax.set_xlabel(xlabel)
-    ax.set_title(title, fontsize=10)
-    ax.grid(axis="x", which="both", alpha=0.3)
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    height = 0.6 + 0.3 * len(labels)
+    with _plot.figure(path, 1, panel_height=height) as (_, (ax,)):
+        positions = np.arange(len(labels))[::-1]
+        ax.barh(positions, values, color=colors or "tab:blue")
+        ax.set_yticks(positions, labels)
+        if log:
+            ax.set_xscale("log")
+            _plot.plain_log_ticks(ax)
+        if reference is not None:
+            ax.axvline(reference, color="black", linewidth=0.8, linestyle="--", zorder=2)
+        for pos, value in zip(positions, values, strict=True):
+            ax.annotate(
+                f"{value:.2g}", (value, pos), xytext=(3, 0), textcoords="offset points",
+                va="center", fontsize=8, zorder=3,
+                bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none"},
+            )
+        ax.set_xlabel(xlabel)
+        ax.set_title(title)
+        ax.grid(axis="y", alpha=0)
 
 
 def write_report(name, rows, columns, *, out_dir, title, notes=(), plot=None, csv_columns=None):
