@@ -330,7 +330,7 @@ def test_page_layout_in_browser(shot):
 
 
 def test_gallery_pages_show_figures_and_output():
-    _browser_or_skip()
+    browser = _browser_or_skip()
     examples = sorted(path.stem for path in (ROOT / "examples").glob("plot_*.py"))
     pages = {stem: (HTML / "auto_examples" / f"{stem}.html") for stem in examples}
     html = {stem: page.read_text("utf-8") for stem, page in pages.items() if page.is_file()}
@@ -347,3 +347,8 @@ def test_gallery_pages_show_figures_and_output():
         assert took, f"{stem}: no running time on its page"
         seconds = 60 * int(took.group(1)) + float(took.group(2))
         assert seconds < 60, f"{stem} ran {seconds:.0f} s in the docs build (limit 60 s)"
+    # Their figures fit the column and are not shrunk past legibility (as on the pages above).
+    problems = {stem: _layout(browser, f"auto_examples/{stem}.html")[1]["problems"]
+                for stem in examples}
+    problems = {stem: found for stem, found in problems.items() if found}
+    assert not problems, f"gallery pages at {DESKTOP_WIDTH} px: {problems}"
