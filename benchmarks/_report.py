@@ -10,6 +10,9 @@ Every benchmark script follows one convention:
   come from full runs.
 * ``--seed`` (default 0) seeds everything; each benchmark case gets its own
   independent stream via :func:`rng_for`.
+* ``--plot-only`` measures nothing: it redraws ``<name>.png`` from the committed
+  ``<name>.csv`` (:func:`redraw`), for the benchmarks whose figure the docs show.
+  Figures are drawn with ``_plot`` (page width, legends outside the data).
 * Throughput is measured with :func:`compare`: the skdp call and its plain
   numpy reference are timed *interleaved*, several repeats each, and the
   medians are reported. On shared, noisy machines the ratio skdp/reference is
@@ -69,8 +72,9 @@ def comparison_row(estimator, parameter, epsilon, paper, tight, better):
 
 
 # ----------------------------------------------------------------- command line
-def make_parser(description):
-    """An ArgumentParser with the standard flags: ``--quick``, ``--seed``, ``--out``.
+def make_parser(description, *, plot_only=False):
+    """An ArgumentParser with the standard flags: ``--quick``, ``--seed``, ``--out``,
+    and ``--plot-only`` when ``plot_only`` (the script then handles ``args.plot_only``).
 
     Scripts may add their own flags before calling ``parse_args``.
     """
@@ -88,12 +92,13 @@ def make_parser(description):
         default=None,
         help="output directory (default: benchmarks/results/, or a temp dir with --quick)",
     )
-    parser.add_argument(
-        "--plot-only",
-        action="store_true",
-        help="measure nothing: redraw the figure from the CSV in benchmarks/results/ "
-        "(into --out, default benchmarks/results/)",
-    )
+    if plot_only:
+        parser.add_argument(
+            "--plot-only",
+            action="store_true",
+            help="measure nothing: redraw the figure from the CSV in benchmarks/results/ "
+            "(into --out, default benchmarks/results/)",
+        )
     return parser
 
 

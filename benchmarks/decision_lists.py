@@ -297,7 +297,7 @@ def accuracy_rows(quick):
     return rows, notes, curves
 
 
-# The figure's series: (method in the table, legend label, line style). The other
+# The figure's series: (method in the table, legend label, line style, colour). The other
 # variants of the table (negations, λ = 1) stay in the markdown: the figure carries
 # one comparison per panel — the list against diffprivlib and the non-private ceiling.
 FIGURE_SERIES = (
@@ -400,7 +400,7 @@ def speed_rows(quick):
 
 
 def main():
-    parser = make_parser(__doc__.splitlines()[0])
+    parser = make_parser(__doc__.splitlines()[0], plot_only=True)
     parser.add_argument("--skip-speed", action="store_true")
     args = parser.parse_args()
     out = output_dir(args)

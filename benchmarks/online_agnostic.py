@@ -256,7 +256,7 @@ def draw_figure(rows, path):
 
 
 def main():
-    parser = make_parser(__doc__.splitlines()[0])
+    parser = make_parser(__doc__.splitlines()[0], plot_only=True)
     parser.add_argument("--domains-only", action="store_true",
                         help="run only the 16 / 64-point comparison of Alg 3 and experts")
     args = parser.parse_args()

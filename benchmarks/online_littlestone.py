@@ -227,7 +227,7 @@ def finite_section(seed, horizon):
 
 
 def main():
-    args = make_parser(__doc__.splitlines()[0]).parse_args()
+    args = make_parser(__doc__.splitlines()[0], plot_only=True).parse_args()
     out = output_dir(args)
     if args.plot_only:
         return redraw("online_littlestone", lambda rows, path: plots(

@@ -354,7 +354,7 @@ def _plot_charged(path, rows, sizes):
 
 
 def main(argv=None):
-    parser = make_parser(__doc__.splitlines()[0])
+    parser = make_parser(__doc__.splitlines()[0], plot_only=True)
     parser.add_argument("--charged", action="store_true",
                         help="only the charged preset's runs, sharp side by side and the "
                              "sample-size table (perp_charged.*)")

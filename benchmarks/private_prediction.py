@@ -197,7 +197,7 @@ def draw_figure(rows, path):
 
 
 def main(argv=None):
-    parser = make_parser(__doc__.splitlines()[0])
+    parser = make_parser(__doc__.splitlines()[0], plot_only=True)
     parser.add_argument("--task", choices=("classes", "2d"), default="classes")
     parser.add_argument("--seeds-2d", type=int, default=8,
                         help="seeds of the 2-D accuracy curve (--task 2d)")

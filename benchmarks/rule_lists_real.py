@@ -586,7 +586,7 @@ def skdp_version_note():
 
 
 def main():
-    parser = make_parser(__doc__.splitlines()[0])
+    parser = make_parser(__doc__.splitlines()[0], plot_only=True)
     parser.add_argument("--skdp-path", default=None,
                         help="import skdp from this tree (also $SKDP_PATH)")
     parser.add_argument("--seeds", type=int, default=None, help="splits (default 5; quick 2)")

@@ -187,7 +187,7 @@ def best_constant(y, chunk):
 
 
 def main():
-    parser = make_parser(__doc__.splitlines()[0])
+    parser = make_parser(__doc__.splitlines()[0], plot_only=True)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     if args.plot_only:

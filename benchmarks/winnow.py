@@ -217,7 +217,7 @@ def plot_map(path, rows):
 
 
 def main():
-    args = make_parser(__doc__.splitlines()[0]).parse_args()
+    args = make_parser(__doc__.splitlines()[0], plot_only=True).parse_args()
     out = output_dir(args)
     if args.plot_only:
         return redraw("winnow_map", lambda rows, path: plot_map(path, rows), out)
