@@ -341,14 +341,14 @@ def test_gallery_pages_show_figures_and_output():
     assert executed == set(examples), f"no figure on {sorted(set(examples) - executed)}"
     no_output = [stem for stem, text in html.items() if "sphx-glr-script-out" not in text]
     assert not no_output, f"no printed output on {no_output}"
+    # Their figures fit the column and are not shrunk past legibility (as on the pages above).
+    problems = {stem: _layout(browser, f"auto_examples/{stem}.html")[1]["problems"]
+                for stem in examples}
+    problems = {stem: found for stem, found in problems.items() if found}
+    assert not problems, f"gallery pages at {DESKTOP_WIDTH} px: {problems}"
     # Each example must run in under a minute (its page states the time it took).
     for stem, text in html.items():
         took = re.search(r"running time of the script:\D*(\d+) minutes ([\d.]+) seconds", text)
         assert took, f"{stem}: no running time on its page"
         seconds = 60 * int(took.group(1)) + float(took.group(2))
         assert seconds < 60, f"{stem} ran {seconds:.0f} s in the docs build (limit 60 s)"
-    # Their figures fit the column and are not shrunk past legibility (as on the pages above).
-    problems = {stem: _layout(browser, f"auto_examples/{stem}.html")[1]["problems"]
-                for stem in examples}
-    problems = {stem: found for stem, found in problems.items() if found}
-    assert not problems, f"gallery pages at {DESKTOP_WIDTH} px: {problems}"
