@@ -182,9 +182,10 @@ def _chromium_run(browser, page, *args):
 
 
 class _VisibleText(HTMLParser):
-    """Text of a DOM outside <script>, <style> and MathJax's own output."""
+    """Prose of a DOM: text outside <script>, <style>, MathJax's own output and code
+    (a literal such as ``\\(`` or ``x^{2}`` in code is meant to be read raw)."""
 
-    SKIP = {"script", "style", "mjx-container", "mjx-assistive-mml"}
+    SKIP = {"script", "style", "mjx-container", "mjx-assistive-mml", "code", "pre"}
 
     def __init__(self):
         super().__init__()
@@ -325,6 +326,25 @@ def test_page_layout_in_browser(shot):
     browser = _browser_or_skip()
     page = SCREENSHOT_PAGES[shot]
     _, text, _ = _render(browser, page, SCREENSHOTS / f"{shot}.png")
+    raw = [tex for tex in ("\\(", "\\[", "^{") if tex in text]
+    assert not raw, f"raw LaTeX {raw} left on {page} (write it as :math:`...`)"
+
+
+# Every other page of the user guide, and the API and development pages: the same
+# layout and raw-TeX checks, without a screenshot.
+_USER_GUIDE = {f"user_guide/{path.stem}.html" for path in (DOCS / "user_guide").glob("*.rst")}
+OTHER_PAGES = [*sorted(_USER_GUIDE - set(SCREENSHOT_PAGES.values())), "api.html",
+               "development.html"]
+
+
+@pytest.mark.parametrize("page", OTHER_PAGES)
+def test_other_pages_layout_in_browser(page):
+    browser = _browser_or_skip()
+    dom, layout = _layout(browser, page)
+    assert not layout["problems"], f"{page} at {DESKTOP_WIDTH} px: {layout['problems']}"
+    parser = _VisibleText()
+    parser.feed(dom)
+    text = "".join(parser.parts)
     raw = [tex for tex in ("\\(", "\\[", "^{") if tex in text]
     assert not raw, f"raw LaTeX {raw} left on {page} (write it as :math:`...`)"
 
