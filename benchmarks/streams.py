@@ -241,11 +241,10 @@ def main():
 
 
 # The figure compares the default of each private stream learner with the two
-# references; the other schedules / combinations are in the table. (row's learner,
-# legend label, marker, colour)
+# references; the other schedules / combinations are in the table. (which row: its
+# learner's name, or the row whose name ends "= defaults"; legend label, marker, colour)
 FIGURE_LEARNERS = (
-    ("continual (≤ 16, recent) = defaults", "ContinualReleaseClassifier (defaults)", "o",
-     "tab:red"),
+    ("= defaults", "ContinualReleaseClassifier (defaults)", "o", "tab:red"),
     ("decision list partial_fit", "decision list partial_fit", "s", "tab:orange"),
     ("DP-Winnow", "DP-Winnow", "^", "tab:blue"),
 )
@@ -257,6 +256,7 @@ def _plot(path, rows):
     import _plot as plot
 
     names = list(dict.fromkeys(r["stream"] for r in rows))
+    learners_ = list(dict.fromkeys(r["learner"] for r in rows))
     epsilons = sorted({float(r["epsilon"]) for r in rows})
     ys = np.arange(len(names))[::-1]
     with plot.figure(path, len(epsilons), panel_height=0.32 * len(names) + 0.9,
@@ -270,7 +270,9 @@ def _plot(path, rows):
                        zorder=3)
             ax.scatter([float(r["sgd"]) for r in first], ys, marker="x", s=40,
                        color="grey", label="SGDClassifier (not private)", zorder=3)
-            for k, (learner, label, marker, color) in enumerate(FIGURE_LEARNERS):
+            for k, (which, label, marker, color) in enumerate(FIGURE_LEARNERS):
+                learner = next((n for n in learners_ if n == which or (
+                    which.startswith("=") and n.endswith(which))), None)
                 pts = [(float(at[(name, learner)]["error"]), y)
                        for name, y in zip(names, ys, strict=True) if (name, learner) in at]
                 if pts:
