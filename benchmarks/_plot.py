@@ -34,6 +34,7 @@ __all__ = [
     "WIDTH",
     "epsilon_axis",
     "figure",
+    "layout_problems",
     "legend_below",
     "legend_in",
     "mean_of",
@@ -61,6 +62,45 @@ STYLE = {
     "figure.dpi": DPI,
     "savefig.dpi": DPI,
 }
+
+
+def layout_problems(fig):
+    """Overlaps a reader would see in ``fig``, as sentences (empty: none).
+
+    Checked after drawing: two tick labels of one axis that overlap (e.g. "2×10⁰"
+    next to "3×10⁰" on a log axis), and a legend drawn inside a panel over any of
+    that panel's data points (line vertices or scatter points).
+    """
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    problems = []
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        name = ax.get_title() or f"panel {fig.axes.index(ax) + 1}"
+        for axis, which in ((ax.xaxis, "x"), (ax.yaxis, "y")):
+            boxes = [label.get_window_extent(renderer)
+                     for tick in [*axis.get_major_ticks(), *axis.get_minor_ticks()]
+                     for label in (tick.label1, tick.label2)
+                     if label.get_visible() and label.get_text().strip()
+                     and tick.get_visible()]
+            boxes.sort(key=lambda box: (box.x0, box.y0))
+            for k, first in enumerate(boxes):
+                if any(first.overlaps(other) for other in boxes[k + 1:]):
+                    problems.append(f"{name}: overlapping {which} tick labels")
+                    break
+        legend = ax.get_legend()
+        if legend is None or not legend.get_visible():
+            continue
+        box = legend.get_window_extent(renderer)
+        points = [ax.transData.transform(line.get_xydata()) for line in ax.get_lines()
+                  if line.get_visible() and len(line.get_xydata())]
+        points += [ax.transData.transform(c.get_offsets()) for c in ax.collections
+                   if c.get_visible() and len(c.get_offsets())]
+        if any(((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1) & (pts[:, 1] > box.y0)
+                & (pts[:, 1] < box.y1)).any() for pts in points if pts.ndim == 2):
+            problems.append(f"{name}: the legend covers data")
+    return problems
 
 
 def _pyplot():
@@ -98,6 +138,9 @@ def figure(path, n_panels=1, *, ncols=None, panel_height=2.2, sharex=False, shar
             fig.suptitle(title, fontsize=10.5)
         try:
             yield fig, axes
+            problems = layout_problems(fig)
+            if problems:
+                raise ValueError(f"{path}: " + "; ".join(problems))
             fig.savefig(path, dpi=DPI)
         finally:
             plt.close(fig)

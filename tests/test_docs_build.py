@@ -103,6 +103,41 @@ def test_every_example_saves_its_figure_under_its_own_name():
         assert calls == [path.stem], f"{path.name} saves {calls}, expected [{path.stem!r}]"
 
 
+def _plot_helper():
+    path = ROOT / "benchmarks" / "_plot.py"
+    spec = importlib.util.spec_from_file_location("skdp_bench_plot", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_figure_layout_check_catches_overlaps(tmp_path):
+    """benchmarks/_plot.py refuses to save a figure a reader cannot read: the check
+    finds the issue's two defects on a figure drawn the old way, none on the new way."""
+    _plot = _plot_helper()
+    plt = _plot._pyplot()
+    eps = [0.5, 1, 2, 4, 8]
+    fig, ax = plt.subplots(figsize=(3, 2))  # old: default log ticks, legend inside
+    for k in range(4):
+        ax.plot(eps, [0.6 + 0.05 * k + 0.01 * e for e in eps], marker="o", label=f"m{k}")
+    ax.set_xscale("log")
+    ax.legend(loc="center")
+    found = _plot.layout_problems(fig)
+    plt.close(fig)
+    assert any("tick labels" in p for p in found) and any("legend" in p for p in found), found
+    with _plot.figure(tmp_path / "ok.png", 1) as (fig, (ax,)):
+        for k in range(4):
+            ax.plot(eps, [0.6 + 0.05 * k + 0.01 * e for e in eps], marker="o", label=f"m{k}")
+        _plot.epsilon_axis(ax, eps)
+        _plot.legend_below(fig, [ax])
+    assert (tmp_path / "ok.png").is_file()
+    with (pytest.raises(ValueError, match="legend covers data"),
+          _plot.figure(tmp_path / "bad.png", 1) as (fig, (ax,))):
+        ax.plot(eps, eps, label="data")
+        ax.legend(loc="center")
+    assert not (tmp_path / "bad.png").exists()
+
+
 def _conf(monkeypatch, tmp_path):
     monkeypatch.setenv("SKDP_OUTPUT_DIR", str(tmp_path))  # conf.py sets it by default
     spec = importlib.util.spec_from_file_location("skdp_docs_conf", DOCS / "conf.py")
