@@ -74,39 +74,61 @@ def learner_table(kind, name, horizon, runs):
     return row
 
 
-def plots(path, curves, eps_rows):
-    import matplotlib
+COLORS = {"SOA": "black", "DP-SOA": "tab:blue", "DP-SOA (SOA trees)": "tab:cyan",
+          "Li–Wang–Ye": "tab:green", "Li–Wang–Ye (Alg 2 histogram)": "tab:olive"}
+LABELS = {"SOA": "SOA (not private)"}
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
-    colors = {"SOA": "black", "DP-SOA": "tab:blue", "DP-SOA (SOA trees)": "tab:cyan",
-              "Li–Wang–Ye": "tab:green", "Li–Wang–Ye (Alg 2 histogram)": "tab:olive"}
-    for ax, kind in zip(axes[:2], ("binary search", "mistake-seeking"), strict=True):
-        for (k, name), table in curves.items():
-            if k != kind:
-                continue
-            t = np.arange(1, table.shape[1] + 1)
-            mean = table.mean(axis=0)
-            ax.plot(t, np.maximum(mean, 0.5), color=colors[name], label=name)
-        t = np.arange(1, max(tb.shape[1] for tb in curves.values()) + 1)
-        ax.plot(t, t, ls=":", color="grey", label="a mistake every round")
-        ax.set(xscale="log", yscale="log", xlabel="round t", ylabel="cumulative mistakes",
-               title=f"thresholds N = 2¹⁶, ε = 1, {kind}")
-        ax.legend(fontsize=8)
-    ax = axes[2]
-    for name in ("DP-SOA", "Li–Wang–Ye", "Li–Wang–Ye (Alg 2 histogram)"):
-        pts = [(r["epsilon"], r["forced_phase"]) for r in eps_rows if r["learner"] == name]
-        ax.plot(*zip(*pts, strict=True), marker="o", color=colors[name],
-                label=f"{name}: first switch")
-    pts = [(r["epsilon"], r["last_switch"]) for r in eps_rows if r["learner"] == "Li–Wang–Ye"]
-    ax.plot(*zip(*pts, strict=True), marker="s", ls="--", color=colors["Li–Wang–Ye"],
-            label="Li–Wang–Ye: last switch")
-    ax.set(xscale="log", yscale="log", xlabel="ε", ylabel="rounds",
-           title="forced phase vs ε (binary search)")
-    ax.set_xticks([1, 4, 16], labels=["1", "4", "16"])
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+def plots(path, curves, eps_rows, rows=None):
+    """Cumulative mistakes against the round for each adversary, and the forced phase
+    against ε. ``curves`` (the games' round-by-round means) when the benchmark just ran;
+    ``None`` when redrawn from the CSVs: then the curves are the table's checkpoints
+    M(10²)…M(10⁵) (``rows``)."""
+    import _plot
+
+    def mean(value):
+        return _plot.mean_of(value) if value not in (None, "") else float("nan")
+
+    with _plot.figure(path, 4, ncols=2, panel_height=2.4) as (fig, axes):
+        longest = 1
+        for ax, kind in zip(axes[:2], ("binary search", "mistake-seeking"), strict=True):
+            if curves is not None:
+                for (k, name), table in curves.items():
+                    if k == kind:
+                        t = np.arange(1, table.shape[1] + 1)
+                        longest = max(longest, t[-1])
+                        ax.plot(t, np.maximum(table.mean(axis=0), 0.5), color=COLORS[name],
+                                label=LABELS.get(name, name))
+            else:
+                for r in rows:
+                    if r["adversary"] != kind:
+                        continue
+                    pts = [(t, mean(r.get(f"M_1e{int(np.log10(t))}"))) for t in CHECKPOINTS
+                           if t <= float(r["T"])]
+                    pts = [(t, max(m, 0.5)) for t, m in pts if np.isfinite(m)]
+                    longest = max([longest, *(t for t, _ in pts)])
+                    ax.plot(*zip(*pts, strict=True), "-o", markersize=4,
+                            color=COLORS[r["learner"]], label=LABELS.get(r["learner"],
+                                                                       r["learner"]))
+            t = np.array([1, longest])
+            ax.plot(t, t, ls=":", color="grey", label="a mistake every round")
+            ax.set(xscale="log", yscale="log", xlabel="round t")
+            ax.set_title(f"{kind} adversary")
+        axes[0].set_ylabel("cumulative mistakes")
+        axes[1].set_ylabel("cumulative mistakes")
+        ax = axes[2]
+        for name in ("DP-SOA", "Li–Wang–Ye", "Li–Wang–Ye (Alg 2 histogram)"):
+            pts = sorted((float(r["epsilon"]), float(r["forced_phase"])) for r in eps_rows
+                         if r["learner"] == name)
+            ax.plot(*zip(*pts, strict=True), "-o", color=COLORS[name])
+        pts = sorted((float(r["epsilon"]), float(r["last_switch"])) for r in eps_rows
+                     if r["learner"] == "Li–Wang–Ye")
+        ax.plot(*zip(*pts, strict=True), "--s", color=COLORS["Li–Wang–Ye"],
+                label="Li–Wang–Ye: last switch (dashed)")
+        ax.set_yscale("log")
+        _plot.epsilon_axis(ax, sorted({float(r["epsilon"]) for r in eps_rows}))
+        ax.set_ylabel("rounds before the first switch")
+        ax.set_title("forced phase vs ε (binary search)")
+        _plot.legend_in(axes[3], axes[:3])
+        fig.suptitle("Thresholds on N = 2¹⁶ points, ε = 1 (left, middle), defaults",
+                     fontsize=10)

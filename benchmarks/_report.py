@@ -10,6 +10,9 @@ Every benchmark script follows one convention:
   come from full runs.
 * ``--seed`` (default 0) seeds everything; each benchmark case gets its own
   independent stream via :func:`rng_for`.
+* ``--plot-only`` measures nothing: it redraws ``<name>.png`` from the committed
+  ``<name>.csv`` (:func:`redraw`), for the benchmarks whose figure the docs show.
+  Figures are drawn with ``_plot`` (page width, legends outside the data).
 * Throughput is measured with :func:`compare`: the skdp call and its plain
   numpy reference are timed *interleaved*, several repeats each, and the
   medians are reported. On shared, noisy machines the ratio skdp/reference is
@@ -44,6 +47,8 @@ __all__ = [
     "measure",
     "median",
     "output_dir",
+    "read_csv",
+    "redraw",
     "rng_for",
     "write_report",
 ]
@@ -67,8 +72,9 @@ def comparison_row(estimator, parameter, epsilon, paper, tight, better):
 
 
 # ----------------------------------------------------------------- command line
-def make_parser(description):
-    """An ArgumentParser with the standard flags: ``--quick``, ``--seed``, ``--out``.
+def make_parser(description, *, plot_only=False):
+    """An ArgumentParser with the standard flags: ``--quick``, ``--seed``, ``--out``,
+    and ``--plot-only`` when ``plot_only`` (the script then handles ``args.plot_only``).
 
     Scripts may add their own flags before calling ``parse_args``.
     """
@@ -86,6 +92,13 @@ def make_parser(description):
         default=None,
         help="output directory (default: benchmarks/results/, or a temp dir with --quick)",
     )
+    if plot_only:
+        parser.add_argument(
+            "--plot-only",
+            action="store_true",
+            help="measure nothing: redraw the figure from the CSV in benchmarks/results/ "
+            "(into --out, default benchmarks/results/)",
+        )
     return parser
 
 
@@ -99,6 +112,21 @@ def output_dir(args):
         out = RESULTS_DIR
     out.mkdir(parents=True, exist_ok=True)
     return out
+
+
+def read_csv(name, results_dir=RESULTS_DIR):
+    """The rows of ``<results_dir>/<name>.csv`` as dicts of strings (as written)."""
+    with (Path(results_dir) / f"{name}.csv").open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def redraw(name, draw, out_dir):
+    """``--plot-only``: draw ``<out_dir>/<name>.png`` with ``draw(rows, path)`` from the
+    committed ``benchmarks/results/<name>.csv``, so a new figure style never re-measures."""
+    path = Path(out_dir) / f"{name}.png"
+    draw(read_csv(name), path)
+    print(f"redrew {path} from {RESULTS_DIR / (name + '.csv')}", file=sys.stderr)
+    return path
 
 
 def rng_for(seed, name):
@@ -194,32 +222,29 @@ def environment():
 
 
 def bar_chart(path, labels, values, *, title, xlabel, log=False, reference=None, colors=None):
-    """Write a horizontal bar chart (one bar per label) to ``path`` (PNG)."""
-    import matplotlib
+    """Write a horizontal bar chart (one bar per label) to ``path`` (PNG), at page width
+    (``_plot.figure``)."""
+    import _plot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    height = 1.2 + 0.32 * len(labels)
-    fig, ax = plt.subplots(figsize=(8, height), layout="constrained")
-    positions = np.arange(len(labels))[::-1]
-    ax.barh(positions, values, color=colors or "tab:blue")
-    ax.set_yticks(positions, labels, fontsize=8)
-    if log:
-        ax.set_xscale("log")
-    if reference is not None:
-        ax.axvline(reference, color="black", linewidth=0.8, linestyle="--", zorder=2)
-    for pos, value in zip(positions, values, strict=True):
-        ax.annotate(
-            f"{value:.2g}", (value, pos), xytext=(3, 0), textcoords="offset points",
-            va="center", fontsize=7, zorder=3,
-            bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none"},
-        )
-    ax.set_xlabel(xlabel)
-    ax.set_title(title, fontsize=10)
-    ax.grid(axis="x", which="both", alpha=0.3)
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    height = 0.6 + 0.3 * len(labels)
+    with _plot.figure(path, 1, panel_height=height) as (_, (ax,)):
+        positions = np.arange(len(labels))[::-1]
+        ax.barh(positions, values, color=colors or "tab:blue")
+        ax.set_yticks(positions, labels)
+        if log:
+            ax.set_xscale("log")
+            _plot.plain_log_ticks(ax)
+        if reference is not None:
+            ax.axvline(reference, color="black", linewidth=0.8, linestyle="--", zorder=2)
+        for pos, value in zip(positions, values, strict=True):
+            ax.annotate(
+                f"{value:.2g}", (value, pos), xytext=(3, 0), textcoords="offset points",
+                va="center", fontsize=8, zorder=3,
+                bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none"},
+            )
+        ax.set_xlabel(xlabel)
+        ax.set_title(title)
+        ax.grid(axis="y", alpha=0)
 
 
 def write_report(name, rows, columns, *, out_dir, title, notes=(), plot=None, csv_columns=None):

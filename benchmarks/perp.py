@@ -53,7 +53,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _report import format_rate, make_parser, markdown_table, output_dir, rng_for, write_report
+from _report import (
+    format_rate,
+    make_parser,
+    markdown_table,
+    output_dir,
+    redraw,
+    rng_for,
+    write_report,
+)
 
 from skdp.datasets import RobustPEPStream, play_robust_pep
 from skdp.exceptions import PrivacyWarning
@@ -240,67 +248,69 @@ SIZE_COLUMNS = {
 
 
 def _plot(path, rows, curves, sizes):
-    import matplotlib
+    """The docs figure (``curves`` — the phase steps — are in the table's phase column)."""
+    draw_figure(rows, sizes, path)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(16, 4.8), layout="constrained")
-    colors = dict(zip(GAMMAS, ("tab:blue", "tab:orange", "tab:green"), strict=True))
-    eps = max(key[0] for key in curves if key[2] == "practical")
-    for gamma in GAMMAS:
-        c = colors[gamma]
-        base = [r for r in rows if r["estimator"] == "RectanglesPERP" and r["epsilon"] == eps
-                and r["preset"] == "practical" and r["d"] == 2 and r["gamma"] == gamma
-                and r["adversary"] in ("challenge", "none")]
-        ax1.plot([r["T"] for r in base], [r["erm_err_D"] for r in base], ":", color=c,
-                 alpha=0.8, label=f"non-private ERM γ={gamma}")
-        for preset, e, marker in (("practical", eps, "o-"), ("sharp", 4, "^-")):
-            sel = [r for r in rows if r["estimator"] == "RectanglesPERP" and r["epsilon"] == e
-                   and r["preset"] == preset and r["d"] == 2 and r["gamma"] == gamma
-                   and r["adversary"] in ("challenge", "none")]
-            if not sel:
-                continue
-            Ts = [r["T"] for r in sel]
-            ax1.plot(Ts, [r["err_D"] for r in sel], marker, color=c,
-                     label=f"PERP {preset} ε={e:g} γ={gamma}")
-            ax1.plot(Ts, [r.get("sa_err_D", np.nan) for r in sel], "s--", color=c, alpha=0.6,
-                     label=f"S&A ε={e:g} γ={gamma}")
-        for (e, g, preset), curve in curves.items():
-            if g == gamma:
-                done, phase = zip(*curve, strict=True)
-                ax2.step(done, phase, where="post", color=c,
-                         ls="-" if preset == "sharp" else "--",
-                         label=f"{preset} ε={e:g}, γ={gamma}")
-    ax1.axhline(ALPHA, color="k", lw=0.8, ls="--", label="α")
-    ax1.set_xscale("log")
-    ax1.set_xlabel("queries T")
-    ax1.set_ylabel("error on the D-queries (first T)")
-    ax1.set_title(f"rectangles d=2 (practical ε={eps:g}, sharp ε=4): error on D vs T",
-                  fontsize=10)
-    ax1.legend(fontsize=6, ncol=2)
-    ax2.set_xscale("log")
-    ax2.set_xlabel("queries answered")
-    ax2.set_ylabel("phase")
-    ax2.set_title("phase reached (γ < 1: challenge adversary)", fontsize=10)
-    ax2.legend(fontsize=6)
-    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for eps_s, color in zip(sorted({r["epsilon"] for r in sizes}), palette, strict=False):
-        sel = [r for r in sizes if r["epsilon"] == eps_s and r["gamma"] == 0.5]
-        for preset, marker in (("paper", "o-"), ("practical", "s--"), ("sharp", "^:"),
-                               ("charged", "v-.")):
-            ax3.plot([r["d"] for r in sel], [r[f"n_{preset}"] for r in sel], marker,
-                     color=color, label=f"{preset}, ε={eps_s:g}")
-    ax3.set_yscale("log")
-    ax3.set_xscale("log")
-    ax3.set_xlabel("dimension d")
-    ax3.set_ylabel("labelled rows for phase 1")
-    ax3.set_title("first-phase sample, γ=0.5: paper / practical / sharp / charged",
-                  fontsize=10)
-    ax3.axhline(1e7, color="k", lw=0.8, ls="--")
-    ax3.legend(fontsize=5, ncol=2)
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+def _num(value):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def draw_figure(rows, sizes, path):
+    """Error on the query distribution against T, one panel per adversary (γ), and
+    the labelled sample the first phase needs per preset, from the rows (or the CSVs)."""
+    import _plot
+
+    rect = [r for r in rows if r["estimator"] == "RectanglesPERP" and _num(r["d"]) == 2
+            and r["adversary"] in ("challenge", "none")]
+    eps_practical = max(_num(r["epsilon"]) for r in rect if r["preset"] == "practical")
+    series = (  # (preset, ε, column, label, style, colour)
+        ("practical", eps_practical, "err_D", f"PERP practical, ε={eps_practical:g}", "-o",
+         "tab:blue"),
+        ("practical", eps_practical, "sa_err_D", f"subsample-and-aggregate, ε={eps_practical:g}",
+         "--s", "tab:blue"),
+        ("sharp", 4.0, "err_D", "PERP sharp, ε=4", "-^", "tab:orange"),
+        ("sharp", 4.0, "sa_err_D", "subsample-and-aggregate, ε=4", "--s", "tab:orange"),
+        ("practical", eps_practical, "erm_err_D", "non-private ERM", ":", "black"),
+    )
+    titles = {1.0: "no adversary (γ = 1)", 0.5: "challenge adversary, γ = 0.5",
+              0.1: "challenge adversary, γ = 0.1"}
+    with _plot.figure(path, len(GAMMAS) + 1, ncols=2, panel_height=2.3) as (fig, axes):
+        for ax, gamma in zip(axes, GAMMAS, strict=False):
+            for preset, eps, column, label, style, color in series:
+                pts = sorted((_num(r["T"]), _num(r[column])) for r in rect
+                             if r["preset"] == preset and _num(r["epsilon"]) == eps
+                             and _num(r["gamma"]) == gamma and np.isfinite(_num(r[column])))
+                if pts:
+                    ax.plot(*zip(*pts, strict=True), style, color=color, label=label)
+            ax.axhline(ALPHA, color="grey", lw=1, ls="-.", label=f"target error α = {ALPHA}")
+            ax.set_xscale("log")
+            ax.set_ylim(0, 0.16)
+            ax.set_xlabel("queries T")
+            ax.set_ylabel("error on D (first T queries)")
+            ax.set_title(titles.get(gamma, f"γ = {gamma}"))
+        ax = axes[-1]
+        sel = sorted((_num(r["epsilon"]), r) for r in sizes
+                     if _num(r["d"]) == 2 and _num(r["gamma"]) == 0.5)
+        eps_sizes = [e for e, _ in sel]
+        for preset, style, color in (("paper", "-o", "tab:grey"), ("practical", "-o", "tab:blue"),
+                                     ("sharp", "-^", "tab:orange")):
+            ax.plot(eps_sizes, [_num(r[f"n_{preset}"]) for _, r in sel], style, color=color,
+                    label=f"rows for phase 1: {preset}")
+        ax.set_yscale("log")
+        _plot.epsilon_axis(ax, eps_sizes)
+        ax.set_ylabel("labelled rows (d = 2, γ = 0.5)")
+        ax.set_title("sample the first phase needs")
+        _plot.legend_below(fig, axes, ncol=2)
+
+
+def _redraw(rows, path):
+    from _report import read_csv
+
+    draw_figure(rows, read_csv("perp_sample_sizes"), path)
 
 
 def _plot_charged(path, rows, sizes):
@@ -344,11 +354,13 @@ def _plot_charged(path, rows, sizes):
 
 
 def main(argv=None):
-    parser = make_parser(__doc__.splitlines()[0])
+    parser = make_parser(__doc__.splitlines()[0], plot_only=True)
     parser.add_argument("--charged", action="store_true",
                         help="only the charged preset's runs, sharp side by side and the "
                              "sample-size table (perp_charged.*)")
     args = parser.parse_args(argv)
+    if args.plot_only and not args.charged:
+        return redraw("perp", _redraw, output_dir(args))
     if args.charged:
         return main_charged(args)
     quick, seed = args.quick, args.seed

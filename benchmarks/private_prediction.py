@@ -21,7 +21,6 @@ Run ``python benchmarks/private_prediction.py`` (full, < 10 min) or ``--quick``;
 ``--task 2d`` runs issue 16's realistic-n task instead (``_private_prediction_2d``).
 """
 
-import math
 import sys
 import time
 from pathlib import Path
@@ -30,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _report import make_parser, output_dir, rng_for, write_report
+from _report import make_parser, output_dir, redraw, rng_for, write_report
 
 from skdp.hypotheses import Halfspaces, Rectangles, Thresholds
 from skdp.prediction import (
@@ -152,12 +151,59 @@ def n_for_90(eps, T, seed, quick):
     return yan_n, base_n
 
 
+def draw_figure(rows, path):
+    """Accuracy and hard queries against T at ε = 1, from the rows (or the CSV): colour
+    = the task, solid = Yan's predictor, dashed = subsample-and-aggregate."""
+    import _plot
+
+    def num(value):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            return float("nan")
+
+    def pretty(name):  # "rectangles R^2" → "rectangles in ℝ²"
+        return name.replace(" R^2", " in ℝ²").replace(" R^5", " in ℝ⁵")
+
+    names = list(dict.fromkeys(r["case"] for r in rows))
+    with _plot.figure(path, 2, panel_height=2.8) as (fig, (ax1, ax2)):
+        for k, name in enumerate(names):
+            sel = sorted((num(r["T"]), r) for r in rows
+                         if r["case"] == name and num(r["epsilon"]) == 1.0)
+            if not sel:
+                continue
+            Ts = [T for T, _ in sel]
+            yan = [num(r["yan_acc"]) for _, r in sel]
+            color = f"C{k}"
+            if not np.isnan(yan[0]):
+                ax1.plot(Ts, yan, "-o", color=color, label=pretty(name))
+                ax2.plot(Ts, [num(r["yan_hard"]) for _, r in sel], "-o", color=color,
+                         label=pretty(name))
+            ax1.plot(Ts, [num(r["base_acc"]) for _, r in sel], "--s", color=color,
+                     label=pretty(name) if np.isnan(yan[0]) else "_baseline")
+        ax1.plot([], [], "-", color="black", label="solid: Yan's shrinkage predictor")
+        ax1.plot([], [], "--", color="black", label="dashed: subsample-and-aggregate")
+        ax1.set_xscale("log")
+        ax1.set_xlabel("queries T")
+        ax1.set_ylabel("accuracy")
+        ax1.set_title("accuracy at ε = 1")
+        Tg = np.array(sorted({num(r["T"]) for r in rows}), dtype=float)
+        ax2.plot(Tg, np.log2(Tg), ":", color="grey", label="log₂ T (reference)")
+        ax2.set_xscale("log")
+        ax2.set_xlabel("queries T")
+        ax2.set_ylabel("hard queries used")
+        ax2.set_title("hard queries at ε = 1 (Yan)")
+        _plot.legend_below(fig, [ax1, ax2], ncol=2)
+
+
 def main(argv=None):
-    parser = make_parser(__doc__.splitlines()[0])
+    parser = make_parser(__doc__.splitlines()[0], plot_only=True)
     parser.add_argument("--task", choices=("classes", "2d"), default="classes")
     parser.add_argument("--seeds-2d", type=int, default=8,
                         help="seeds of the 2-D accuracy curve (--task 2d)")
     args = parser.parse_args(argv)
+    if args.plot_only and args.task == "classes":
+        return redraw("private_prediction", draw_figure, output_dir(args))
     if args.task == "2d":
         from _private_prediction_2d import main_2d
 
@@ -239,42 +285,7 @@ def main(argv=None):
     ]
 
     def plot(path):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5), layout="constrained")
-        names = list(dict.fromkeys(r["case"] for r in rows))
-        colors = dict(zip(names, plt.rcParams["axes.prop_cycle"].by_key()["color"],
-                          strict=False))
-        for name in names:
-            sel = [r for r in rows if r["case"] == name and r["epsilon"] == 1.0]
-            if not sel:
-                continue
-            Ts = [r["T"] for r in sel]
-            if not math.isnan(sel[0]["yan_acc"]):
-                ax1.plot(Ts, [r["yan_acc"] for r in sel], "o-", color=colors[name],
-                         label=f"Yan: {name}")
-                ax2.plot(Ts, [r["yan_hard"] for r in sel], "o-", color=colors[name],
-                         label=name)
-            ax1.plot(Ts, [r["base_acc"] for r in sel], "s--", color=colors[name],
-                     label=f"baseline: {name}")
-        ax1.set_xscale("log")
-        ax1.set_xlabel("queries T")
-        ax1.set_ylabel("accuracy")
-        ax1.axhline(0.9, color="grey", lw=0.8, ls=":")
-        ax1.set_title("accuracy vs T at ε = 1 (solid: Yan, dashed: √T baseline)", fontsize=10)
-        ax1.legend(fontsize=7)
-        Tg = np.array(sorted({r["T"] for r in rows}), dtype=float)
-        ax2.plot(Tg, np.log2(Tg), "k:", lw=0.8, label="log₂ T")
-        ax2.set_xscale("log")
-        ax2.set_xlabel("queries T")
-        ax2.set_ylabel("hard queries (BT instances) used")
-        ax2.set_title("hard queries vs T at ε = 1", fontsize=10)
-        ax2.legend(fontsize=7)
-        fig.savefig(path, dpi=90)
-        plt.close(fig)
+        draw_figure(rows, path)
 
     write_report(
         "private_prediction", rows, columns, out_dir=out,

@@ -70,7 +70,7 @@ sys.path.insert(0, str(SKDP_PATH))
 
 import numpy as np  # noqa: E402
 from _dev_tables import dev_tables, numeric_matrix  # noqa: E402
-from _report import make_parser, markdown_table, output_dir, write_report  # noqa: E402
+from _report import make_parser, markdown_table, output_dir, redraw, write_report  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.metrics import average_precision_score, roc_auc_score  # noqa: E402
 from sklearn.model_selection import StratifiedShuffleSplit  # noqa: E402
@@ -368,44 +368,51 @@ def wide_columns(epsilons):
             **{f"eps={e:g}": f"ε={e:g}" for e in epsilons}, "non-private": "non-private"}
 
 
-def plot_auc(rows, epsilons):
-    def plot(path):
-        import matplotlib
+# (method, legend label, line style, colour); the non-private ones are dashed lines.
+FIGURE_SERIES = (
+    (M_BOUNDS, "skdp DP list, bounds= (raw columns)", "-s", "tab:orange"),
+    (M_BIN, "skdp binarizer → DP list", "-o", "tab:red"),
+    (M_DPL, "diffprivlib, best model per ε", "-^", "tab:blue"),
+    (M_EBM, "DP-EBM (InterpretML)", "-D", "tab:green"),
+    (M_LR, "logistic regression (not private)", ":", "grey"),
+    (M_GREEDY, "greedy list on bits (not private)", "--", "black"),
+)
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
 
-        tables = list(dict.fromkeys(r["table"] for r in rows))
-        ncol = 3
-        nrow = int(np.ceil(len(tables) / ncol))
-        fig, axes = plt.subplots(nrow, ncol, figsize=(4.3 * ncol, 3.3 * nrow), sharex=True)
-        axes = np.atleast_1d(axes).ravel()
-        styles = {M_BIN: ("tab:red", "o"), M_BOUNDS: ("tab:orange", "s"),
-                  M_DPL: ("tab:blue", "^"), M_EBM: ("tab:green", "D")}
-        for ax, name in zip(axes, tables, strict=False):
-            for m, (color, marker) in styles.items():
-                pts = [(r["epsilon"], r["auc_mean"]) for r in rows
-                       if r["table"] == name and r["method"] == m]
-                if pts:
-                    ax.plot(*zip(*pts, strict=True), marker=marker, color=color, label=m)
-            for m, color in ((M_LR, "grey"), (M_GREEDY, "black")):
-                v = [r["auc_mean"] for r in rows if r["table"] == name and r["method"] == m]
-                if v:
-                    ax.axhline(v[0], ls="--", lw=1, color=color, label=m)
-            ax.set_xscale("log")
-            ax.set_xticks(list(epsilons), [f"{e:g}" for e in epsilons])
-            ax.minorticks_off()
-            ax.set_title(name, fontsize=9)
-            ax.set_xlabel("ε")
+def _number(value):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def draw_figure(rows, path):
+    """Test ROC AUC against ε, one panel per table, from the long rows (or the CSV)."""
+    import _plot
+
+    tables = list(dict.fromkeys(r["table"] for r in rows))
+    epsilons = sorted({e for r in rows if np.isfinite(e := _number(r["epsilon"]))})
+    with _plot.figure(path, len(tables), ncols=3, panel_height=2.0) as (fig, axes):
+        for ax, name in zip(axes, tables, strict=True):
+            mine = [r for r in rows if r["table"] == name]
+            for method, label, style, color in FIGURE_SERIES:
+                pts = sorted((_number(r["epsilon"]), _number(r["auc_mean"]))
+                             for r in mine if r["method"] == method)
+                if not pts:
+                    continue
+                if np.isfinite(pts[0][0]):
+                    ax.plot(*zip(*pts, strict=True), style, color=color, label=label)
+                else:
+                    ax.axhline(pts[0][1], ls=style, lw=1.3, color=color, label=label)
+            _plot.epsilon_axis(ax, epsilons)
+            ax.set_title(name)
+        for ax in axes[::3]:
             ax.set_ylabel("test ROC AUC")
-        for ax in axes[len(tables):]:
-            ax.axis("off")
-        axes[0].legend(fontsize=7, loc="lower right")
-        fig.tight_layout()
-        fig.savefig(path, dpi=90)
-        plt.close(fig)
+        _plot.legend_below(fig, axes, ncol=2)
 
-    return plot
+
+def plot_auc(rows, epsilons):
+    return lambda path: draw_figure(rows, path)
 
 
 def summary_lines(rows, eps=1.0):
@@ -591,7 +598,7 @@ def skdp_version_note():
 
 
 def main():
-    parser = make_parser(__doc__.splitlines()[0])
+    parser = make_parser(__doc__.splitlines()[0], plot_only=True)
     parser.add_argument("--skdp-path", default=None,
                         help="import skdp from this tree (also $SKDP_PATH)")
     parser.add_argument("--seeds", type=int, default=None, help="splits (default 5; quick 2)")
@@ -607,6 +614,8 @@ def main():
                         help="append the ε = 1 summary to this file (e.g. coord notes)")
     args = parser.parse_args()
     out = output_dir(args)
+    if args.plot_only:
+        return redraw("rule_lists_real", draw_figure, out)
     if args.speed_only:
         return write_speed(out, speed_rows(args.quick))
     n_seeds = args.seeds or (2 if args.quick else 5)

@@ -50,7 +50,7 @@ import warnings
 import numpy as np
 from _dev_streams import household_power
 from _fair import FAIR_CODES, load_fair
-from _report import make_parser, output_dir, rng_for, write_report
+from _report import make_parser, output_dir, redraw, rng_for, write_report
 from sklearn.datasets import load_breast_cancer
 from sklearn.linear_model import SGDClassifier
 from sklearn.pipeline import make_pipeline
@@ -196,9 +196,11 @@ def best_constant(y, chunk):
 
 
 def main():
-    parser = make_parser(__doc__.splitlines()[0])
+    parser = make_parser(__doc__.splitlines()[0], plot_only=True)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    if args.plot_only:
+        return redraw("streams", lambda rows, path: _plot(path, rows), output_dir(args))
     repeats = 1 if args.quick else args.repeats
     rows = []
     for name, (X, y, (lo, hi), thresholds, chunk) in streams(args.seed, args.quick).items():
@@ -254,33 +256,54 @@ def main():
                  plot=lambda path: _plot(path, rows))
 
 
-def _plot(path, rows):
-    import matplotlib
+# The figure compares the default of each private stream learner with the two
+# references; the other schedules / combinations are in the table. (which row: its
+# learner's name, or the row whose name ends "= defaults"; legend label, marker, colour)
+FIGURE_LEARNERS = (
+    ("= defaults", "ContinualReleaseClassifier (defaults)", "o", "tab:red"),
+    ("decision list partial_fit", "decision list partial_fit", "s", "tab:orange"),
+    ("DP-Winnow", "DP-Winnow", "^", "tab:blue"),
+)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+
+def _plot(path, rows):
+    """Prequential error per stream at each ε (one panel per ε), from the report's rows
+    or its CSV: the private learners' defaults against SGD and the best constant."""
+    import _plot as plot
 
     names = list(dict.fromkeys(r["stream"] for r in rows))
     learners_ = list(dict.fromkeys(r["learner"] for r in rows))
-    fig, axes = plt.subplots(1, len(EPSILONS), figsize=(11, 4.5), layout="constrained",
-                             sharey=True)
-    for ax, epsilon in zip(axes, EPSILONS, strict=True):
-        width = 0.8 / (len(learners_) + 2)
-        for i, stream in enumerate(names):
-            sub = [r for r in rows if r["stream"] == stream and r["epsilon"] == epsilon]
-            bars = [sub[0]["constant"], sub[0]["sgd"]] + [
-                next(r["error"] for r in sub if r["learner"] == learner)
-                for learner in learners_]
-            for j, value in enumerate(bars):
-                ax.bar(i + (j - len(bars) / 2) * width, value, width,
-                       color=plt.cm.tab10(j), label=(["best constant", "SGD (non-private)",
-                                                      *learners_][j] if i == 0 else None))
-        ax.set_xticks(range(len(names)), names, rotation=20)
-        ax.set_title(f"ε = {epsilon:g}")
-        ax.set_ylabel("prequential error")
-    axes[-1].legend(fontsize=7)
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    epsilons = sorted({float(r["epsilon"]) for r in rows})
+    ys = np.arange(len(names))[::-1]
+    with plot.figure(path, len(epsilons), panel_height=0.32 * len(names) + 0.9,
+                     sharey=True) as (fig, axes):
+        for ax, epsilon in zip(axes, epsilons, strict=True):
+            at = {(r["stream"], r["learner"]): r for r in rows
+                  if float(r["epsilon"]) == epsilon}
+            first = [next(r for (s, _), r in at.items() if s == name) for name in names]
+            ax.scatter([float(r["constant"]) for r in first], ys, marker="|", s=220,
+                       linewidths=2.2, color="black", label="best constant (hindsight)",
+                       zorder=3)
+            ax.scatter([float(r["sgd"]) for r in first], ys, marker="x", s=40,
+                       color="grey", label="SGDClassifier (not private)", zorder=3)
+            for k, (which, label, marker, color) in enumerate(FIGURE_LEARNERS):
+                learner = next((n for n in learners_ if n == which or (
+                    which.startswith("=") and n.endswith(which))), None)
+                pts = [(float(at[(name, learner)]["error"]), y)
+                       for name, y in zip(names, ys, strict=True) if (name, learner) in at]
+                if pts:
+                    err, y = zip(*pts, strict=True)
+                    # a small vertical offset keeps equal errors (e.g. two learners
+                    # at the constant) visible side by side
+                    ax.scatter(err, np.array(y) + 0.18 * (1 - k), marker=marker, s=36,
+                               color=color, label=label, zorder=4)
+            ax.set_yticks(ys, names)
+            ax.set_ylim(-0.6, len(names) - 0.4)
+            ax.grid(axis="y", alpha=0)
+            ax.set_xlim(left=0)
+            ax.set_xlabel("prequential error (lower is better)")
+            ax.set_title(f"ε = {epsilon:g}")
+        plot.legend_below(fig, axes, ncol=2)
 
 
 if __name__ == "__main__":

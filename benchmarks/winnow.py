@@ -34,7 +34,7 @@ import time
 import warnings
 
 import numpy as np
-from _report import bar_chart, make_parser, output_dir, rng_for, write_report
+from _report import bar_chart, make_parser, output_dir, redraw, rng_for, write_report
 from sklearn.linear_model import Perceptron
 
 from skdp.linear import DPWinnowClassifier, WinnowClassifier
@@ -183,41 +183,44 @@ def throughput(seed, quick):
 
 
 def plot_map(path, rows):
-    import matplotlib
+    """ε × margin map at the longest T, one panel per target kind, from the rows (or the
+    CSV): colour log₂(mistakes ÷ best constant), text L/C (learner ran / private
+    constant) and the late mistake rate."""
+    import _plot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    t_max = max(r["T"] for r in rows)
-    rows = [r for r in rows if r["T"] == t_max]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-    for ax, kind in zip(axes, ("majority", "or"), strict=True):
-        names = list(MARGIN_KS)
-        grid = np.array([[next(r["vs_constant"] for r in rows if r["stream"] == kind
-                               and r["rho"] == n and r["epsilon"] == e) for e in EPSILONS]
-                         for n in names])
-        im = ax.imshow(np.log2(np.maximum(grid, 1e-3)), cmap="RdYlGn_r", vmin=-6, vmax=1)
-        for i, n in enumerate(names):
-            for j, e in enumerate(EPSILONS):
-                r = next(r for r in rows if r["stream"] == kind and r["rho"] == n
-                         and r["epsilon"] == e)
-                mark = "L" if r["runs"] == "learner" else "C"
-                ax.text(j, i, f"{mark}\n{r['late_rate']:.3f}", ha="center", va="center",
-                        fontsize=7)
-        ax.set_xticks(range(len(EPSILONS)), [f"{e:g}" for e in EPSILONS])
-        ax.set_yticks(range(len(names)), [f"ρ={n}" for n in names])
-        ax.set_xlabel("ε")
-        ax.set_title(f"{kind} targets", fontsize=9)
-    fig.suptitle(f"DP-Winnow, T = {t_max:.0e}, d = 100: log₂(mistakes ÷ best constant); "
-                 "L = learner ran, C = private constant; late mistake rate", fontsize=9)
-    fig.colorbar(im, ax=axes, shrink=0.8)
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    t_max = max(float(r["T"]) for r in rows)
+    rows = [r for r in rows if float(r["T"]) == t_max]
+    cell = {(r["stream"], r["rho"], float(r["epsilon"])): r for r in rows}
+    names = list(MARGIN_KS)
+    title = f"DP-Winnow at T = $10^{{{np.log10(t_max):.0f}}}$, d = 100"
+    with _plot.figure(path, 2, panel_height=2.9, sharey=True, title=title) as (fig, axes):
+        for ax, kind in zip(axes, ("majority", "or"), strict=True):
+            grid = np.array([[float(cell[(kind, n, e)]["vs_constant"]) for e in EPSILONS]
+                             for n in names])
+            im = ax.imshow(np.log2(np.maximum(grid, 1e-3)), cmap="RdYlGn_r", vmin=-6, vmax=1,
+                           aspect="auto")
+            for i, n in enumerate(names):
+                for j, e in enumerate(EPSILONS):
+                    r = cell[(kind, n, e)]
+                    mark = "L" if r["runs"] == "learner" else "C"
+                    ax.text(j, i, f"{mark}\n{float(r['late_rate']):.3f}", ha="center",
+                            va="center", fontsize=8)
+            ax.set_xticks(range(len(EPSILONS)), [f"{e:g}" for e in EPSILONS])
+            ax.set_yticks(range(len(names)), [f"ρ = {n}" for n in names])
+            ax.grid(False)
+            ax.set_xlabel("ε")
+            ax.set_title("majority targets (balanced)" if kind == "majority"
+                         else "OR targets (imbalanced)")
+        bar = fig.colorbar(im, ax=axes, shrink=0.9, location="bottom", aspect=40)
+        bar.set_label("log₂(mistakes ÷ best constant's); L = learner ran, C = private "
+                      "constant; text: late mistake rate")
 
 
 def main():
-    args = make_parser(__doc__.splitlines()[0]).parse_args()
+    args = make_parser(__doc__.splitlines()[0], plot_only=True).parse_args()
     out = output_dir(args)
+    if args.plot_only:
+        return redraw("winnow_map", lambda rows, path: plot_map(path, rows), out)
     start = time.perf_counter()
     map_rows = map_experiment(args.seed, args.quick)
     learned = [r for r in map_rows if r["runs"] == "learner"]

@@ -25,6 +25,7 @@ REPO_ROOT = DOCS_DIR.parent
 
 # Document the checkout the docs live in, even when another skdp is installed.
 sys.path.insert(0, str(REPO_ROOT))
+sys.path.insert(0, str(DOCS_DIR))  # _gallery_checks, the gallery's image scraper
 
 
 def _read_version():
@@ -79,6 +80,8 @@ RUN_EXAMPLES = os.environ.get("SKDP_DOCS_RUN_EXAMPLES", "0").strip() == "1"
 # Executed examples save their figures here (skdp.output.figure_path), not in examples/.
 os.environ.setdefault("SKDP_OUTPUT_DIR", str(DOCS_DIR / "_build" / "examples_output"))
 
+
+
 sphinx_gallery_conf = {
     "examples_dirs": str(REPO_ROOT / "examples"),
     "gallery_dirs": str(DOCS_DIR / "auto_examples"),
@@ -91,7 +94,10 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",
     "matplotlib_animations": False,
-    "image_scrapers": ("matplotlib",),
+    # sphinx-gallery's matplotlib scraper after benchmarks/_plot.py's overlap check
+    # (docs/_gallery_checks.py): an example whose figure has overlapping tick labels or a
+    # legend over its data fails the build.
+    "image_scrapers": ("_gallery_checks",),
     "min_reported_time": 0,  # every page states its run time (the docs test reads it)
     # The summary page of execution times loads its table script from a CDN; the
     # docs stay offline without it (each example's page shows its own time).
@@ -111,7 +117,13 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
-html_sidebars = {"index": [], "auto_examples/index": [], "api/generated/*": []}
+# No section navigation on the pages whose wide tables and benchmark figures need the
+# width: with it the column is ~620 px at 1280 px, and the choosing page's 900-px
+# figures and the 7-8 column tables of the others scroll sideways (cut off).
+# tests/test_docs_build.py checks every user-guide page at 1280 px.
+WIDE_PAGES = ["user_guide/choosing", "user_guide/audit_power", "user_guide/model_selection"]
+html_sidebars = {"index": [], "auto_examples/index": [], "api/generated/*": [],
+                 **{page: [] for page in WIDE_PAGES}}
 html_show_sourcelink = False
 html_static_path = ["_static"]
 html_css_files = ["skdp.css"]

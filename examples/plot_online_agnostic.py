@@ -79,7 +79,7 @@ for name, errs in errors.items():
 # %%
 # Prequential error per block
 # ---------------------------
-fig, ax = plt.subplots(figsize=(7, 4))
+fig, ax = plt.subplots(figsize=(7, 4.4), layout="constrained")
 seen = np.arange(block, n_rows, block)
 for name, errs in errors.items():
     ax.plot(seen, errs, label=name)
@@ -87,8 +87,7 @@ ax.axhline(best, color="gray", linestyle=":", label="best threshold in hindsight
 ax.set_xlabel("rows seen")
 ax.set_ylabel("error on the next block")
 ax.set_ylim(0, 0.6)
-ax.legend()
-fig.tight_layout()
+fig.legend(loc="outside lower center", ncol=2, frameon=False)  # under the plot, not over it
 fig.savefig(figure_path("plot_online_agnostic"), dpi=90)
 
 # %%

@@ -96,7 +96,7 @@ print("P(inside) across the left edge:", perp.predict_proba(probe)[:, 1].round(3
 # %%
 # Plot: what the predictor answers, and its error on D as the stream goes
 # -----------------------------------------------------------------------
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5), layout="constrained")
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.5, 4.2), layout="constrained")
 last = slice(-20_000, None)
 Ql, Dl, inside = Q[last], from_D[last], answers[last] == 1
 ax1.scatter(*Ql[Dl & ~inside].T, s=1, c="tab:grey", alpha=0.4, label="D-query, answered 0")
@@ -106,8 +106,10 @@ lower, upper = stream.target_
 ax1.add_patch(Rectangle(lower, *(upper - lower), fill=False, ec="k", lw=1.5, label="target"))
 ax1.set_xlim(-0.05, 1.05)
 ax1.set_ylim(-0.05, 1.05)
-ax1.set_title("the last 20 000 queries: the adversary probes and hugs the edge", fontsize=10)
-ax1.legend(loc="upper right", fontsize=7, markerscale=8)
+ax1.set_title("last 20 000 queries:\nthe adversary hugs the edge", fontsize=10)
+# legends under the panels, never over the points or curves
+ax1.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=2, fontsize=8,
+           markerscale=8, frameon=False)
 
 ends = result["block_end"]
 wrong = answers != truth
@@ -122,5 +124,7 @@ ax2.set_ylabel("error on the D-queries so far")
 twin = ax2.twinx()
 twin.step(*zip(*phases, strict=True), where="post", color="tab:green", alpha=0.6)
 twin.set_ylabel("phase", color="tab:green")
-ax2.legend(loc="center left", fontsize=8)
-fig.savefig(figure_path("plot_perp"), dpi=80)
+ax2.set_title("error on D as the stream grows", fontsize=10)
+ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, fontsize=8,
+           frameon=False)
+fig.savefig(figure_path("plot_perp"), dpi=100)

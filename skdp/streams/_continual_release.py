@@ -170,7 +170,7 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         Calls are the unit: feed chunks of rows (the benchmark's are 1,000 rows) — with
         one row per call a block of 16 calls is a model learned from 16 rows.
     combine : {"recent", "ensemble", "latest"}, default="recent"
-        How the released models predict: ``"recent"`` weights the j-th newest by 2^−j
+        How the released models predict: ``"recent"`` weights the j-th newest by :math:`2^{-j}`
         (the latest holds half the vote, so a changed concept takes over after a release
         or two); ``"ensemble"`` averages their ``predict_proba`` weighted by their
         blocks' lengths in calls (public); ``"latest"`` uses the last one.
