@@ -75,6 +75,11 @@ def pytest_configure(config):
     # (pytest.warns records it regardless of this filter).
     config.addinivalue_line(
         "filterwarnings", "ignore:.*random_state is set, so the noise is reproducible")
+    # skdp.TestingSeed is a public class whose name starts with "Test": pytest tries to
+    # collect it in every module that imports it (50 collection warnings per run).
+    config.addinivalue_line(
+        "filterwarnings",
+        "ignore:cannot collect test class 'TestingSeed':pytest.PytestCollectionWarning")
 
 
 @pytest.fixture(scope="module")

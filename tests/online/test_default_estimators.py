@@ -1,5 +1,6 @@
 """The online learners with default arguments (issue 18): every scikit-learn check on
-``Est()`` (no skips, no wrappers), real features through the default
+``Est()`` (no skips, no wrappers: in tests/test_sklearn_dropin.py, which runs them for
+every exported estimator), real features through the default
 :class:`~skdp.hypotheses.MeanThresholds`, input validated before anything else,
 probabilities from released state, and the tools users pair them with."""
 
@@ -10,8 +11,6 @@ import pytest
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import cross_val_score
-from sklearn.utils.estimator_checks import parametrize_with_checks
-from test_sklearn_dropin import _SOA_MULTICLASS_REASON, _SOA_TRAIN_CHECKS
 
 from skdp import PrivacyBudget, TestingSeed
 from skdp.exceptions import PrivacyLeakWarning, PrivacyWarning
@@ -37,19 +36,6 @@ def _quiet():
         for category in (PrivacyWarning, PrivacyLeakWarning, UserWarning):
             warnings.simplefilter("ignore", category)
         yield
-
-
-def _expected_failures(estimator):
-    # The one check a default learner fails, since it learns 3 labels (one-vs-rest):
-    # the reason, with the measured accuracy, is tests/test_sklearn_dropin.py's.
-    if type(estimator) is SOAClassifier:
-        return dict.fromkeys(_SOA_TRAIN_CHECKS, _SOA_MULTICLASS_REASON)
-    return {}
-
-
-@parametrize_with_checks([cls() for cls in CLASSES], expected_failed_checks=_expected_failures)
-def test_default_estimator_passes_every_check(estimator, check):
-    check(estimator)
 
 
 def _make(cls, **kw):

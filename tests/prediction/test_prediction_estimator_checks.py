@@ -21,13 +21,12 @@ def _expected(estimator):
 
 @parametrize_with_checks(
     [
-        # Default arguments. Check data has ~30-300 rows, far below the thousands of
-        # teachers the BetweenThresholds gap needs: PrivatePredictor warns and answers
-        # like subsample-and-aggregate. Repeated rows are answered from the transcript,
-        # so predict / predict_proba / decision_function agree and the checks' many
-        # calls on the same rows fit in the default plans.
-        PrivatePredictor(),
-        SubsampleAggregatePredictor(),
+        # Default arguments: checked in tests/test_sklearn_dropin.py (every exported
+        # estimator as Est(), same expected failures). Check data has ~30-300 rows, far
+        # below the thousands of teachers the BetweenThresholds gap needs: PrivatePredictor
+        # warns and answers like subsample-and-aggregate. Repeated rows are answered from
+        # the transcript, so predict / predict_proba / decision_function agree and the
+        # checks' many calls on the same rows fit in the default plans.
         # Tuned: a generous plan and ε (oblivious: more hard queries than d + 1).
         PrivatePredictor(epsilon=50.0, n_queries=100_000, mode="oblivious",
                          random_state=0),
@@ -35,7 +34,9 @@ def _expected(estimator):
     ],
     expected_failed_checks=_expected,
 )
-# the checks' 30-300 rows make too few teachers for the default plan: true, not tested here
-@pytest.mark.filterwarnings("ignore:.*answers are close to coin flips:UserWarning")
+# The checks fit on tiny or unscaled data on purpose: the learners' "too few rows",
+# "no public bounds" and "cannot learn within n_rounds" UserWarnings are expected
+# there (hundreds per run); other categories (deprecations, RuntimeWarning) still show.
+@pytest.mark.filterwarnings("ignore::UserWarning")
 def test_sklearn_compatible(estimator, check):
     check(estimator)
