@@ -15,7 +15,7 @@ new rule's cut, then checks the rows it fires on against what the earlier rules 
 of each feature (an interval and a NaN flag: :func:`_remaining_constraints`), and bins
 only the rows it covers — each row is binned in one rule pass at most. So a rule pass
 is O(rows + covered·d), whatever the number of rules already released.
-""""""
+"""
 
 from __future__ import annotations
 
