@@ -182,8 +182,10 @@ def _git(path, *args):
 
 
 def _tree_state(path):
-    return _git(path, "rev-parse", "--short", "HEAD") + _git(path, "diff", "--stat", "HEAD",
-                                                             "--", "skdp")
+    """The skdp package's content (its git tree and uncommitted changes), not the commit:
+    commits elsewhere in the checkout keep the cached cases."""
+    return _git(path, "rev-parse", "--short", "HEAD:skdp") + _git(path, "diff", "--stat",
+                                                                  "HEAD", "--", "skdp")
 
 
 def _tree_label(path):

@@ -109,6 +109,8 @@ def _chunk_histogram(xb, yb, grid, classes, rules, check):
     and labels outside ``classes`` (messages name no value)."""
     xb = np.asarray(xb, dtype=np.float64)
     yb = np.asarray(yb)
+    if not rules:  # every value is read: contiguous (a chunk may be a strided view)
+        xb = np.ascontiguousarray(xb)
     if check:
         if np.isinf(xb).any():
             raise ValueError("X contains infinity; only NaN (missing) is accepted.")

@@ -98,9 +98,15 @@ class ThresholdGrid:
             # else feature-major (d, n), so that every comparison runs along rows.
             padded = self._padded_cuts()
             shared = bool(np.all(padded == padded[:, :1]))
-            values = X if shared else np.ascontiguousarray(X.T)
-            out = np.zeros(values.shape, dtype=dtype)
-            above = np.empty(values.shape, dtype=bool)
+            # (contiguous either way: on a strided view, numpy's inner loops would run
+            # over one row's few values at a time, several times slower)
+            if shared:
+                values = X if X.flags.c_contiguous or X.flags.f_contiguous else (
+                    np.ascontiguousarray(X))
+            else:
+                values = np.ascontiguousarray(X.T)
+            out = np.zeros_like(values, dtype=dtype)
+            above = np.empty_like(values, dtype=bool)
             with np.errstate(invalid="ignore"):
                 for kth in padded:
                     np.greater(values, kth[0] if shared else kth[:, None], out=above)
