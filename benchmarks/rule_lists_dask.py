@@ -90,6 +90,11 @@ def _peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
+def _cpu_s():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _estimator(max_rules):
     import warnings
 
@@ -112,9 +117,10 @@ def run_case(mode, n, max_rules, chunk, seed):
         X, y = np.ascontiguousarray(Z[:, :D]), Z[:, D].astype(np.int64)
         del Z
         clf = _estimator(max_rules)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _cpu_s()
         clf.fit(X, y)
         out["fit_s"] = time.perf_counter() - start
+        out["cpu_s"] = _cpu_s() - cpu
         out["client_peak_mb"] = _peak_rss_mb()
     else:
         import warnings
@@ -129,13 +135,16 @@ def run_case(mode, n, max_rules, chunk, seed):
             client = distributed.Client(cluster)
         try:
             X, y = dask_table(n, chunk, seed)
-            start = time.perf_counter()
-            dask.compute(X.sum(axis=0), y.sum())
-            out["read_pass_s"] = time.perf_counter() - start
+            if n <= 10**7:  # (on 10⁸ rows one more pass costs minutes here)
+                start = time.perf_counter()
+                dask.compute(X.sum(axis=0), y.sum())
+                out["read_pass_s"] = time.perf_counter() - start
             clf = _estimator(max_rules)
+            cpu = sum(client.run(_cpu_s).values()) + _cpu_s()
             start = time.perf_counter()
             clf.fit(X, y)
             out["fit_s"] = time.perf_counter() - start
+            out["cpu_s"] = sum(client.run(_cpu_s).values()) + _cpu_s() - cpu
             out["client_peak_mb"] = _peak_rss_mb()
             workers = client.run(_peak_rss_mb)
             out["worker_peak_mb"] = max(workers.values())
@@ -145,6 +154,7 @@ def run_case(mode, n, max_rules, chunk, seed):
             cluster.close()
     out["passes"] = len(clf.rules_) + 1
     out["rows_per_s"] = n * out["passes"] / out["fit_s"]
+    out["rows_per_cpu_s"] = n * out["passes"] / out["cpu_s"]
     out["list"] = _digest(clf)
     return out
 
@@ -236,6 +246,8 @@ def main():
     parser.add_argument("--max-rules", type=int, default=32)
     parser.add_argument("--huge-max-rules", type=int, default=None,
                         help="max_rules of the --huge row (default: --max-rules)")
+    parser.add_argument("--huge-chunk", type=float, default=None,
+                        help="rows per chunk of the --huge row (default: as the others)")
     parser.add_argument("--chunk", type=float, default=None,
                         help="largest rows per chunk (default 1e6; a table gets >= 8 chunks)")
     parser.add_argument("--before", default=None,
@@ -262,14 +274,18 @@ def main():
     rows, lists = [], {}
     for case, mode, n, k, path in cases:
         chunk = min(largest, n // 8)  # >= 8 chunks: both workers busy
+        if args.huge and n == int(args.huge) and args.huge_chunk:
+            chunk = int(args.huge_chunk)
         r = dict(measure(mode, n, k, chunk, args.seed, path.resolve(), args.cache), case=case)
         lists.setdefault((n, k), set()).add(r.pop("list"))
         rows.append(r)
     for r in rows:
         r["same_list"] = "yes" if len(lists[(r["rows"], r["max_rules"])]) == 1 else "NO"
         r["fit_min"] = r["fit_s"] / 60
-    columns = {"case": "case", "rows": "rows", "passes": "passes", "fit_s": "fit (s)",
-               "rows_per_s": "rows × passes / s", "read_pass_s": "read pass (s)",
+    columns = {"case": "case", "rows": "rows", "chunk": "rows/chunk", "passes": "passes",
+               "fit_s": "fit (s)",
+               "rows_per_s": "rows × passes / s", "cpu_s": "CPU (s)",
+               "rows_per_cpu_s": "rows × passes / CPU s", "read_pass_s": "read pass (s)",
                "client_peak_mb": "client peak RSS (MB)",
                "worker_peak_mb": "largest worker peak (MB)",
                "workers_peak_sum_mb": "workers' peak sum (MB)", "same_list": "same list",
@@ -277,13 +293,17 @@ def main():
     notes = [
         f"{D} features, public bounds {BOUNDS}, ε = {EPSILON}, classes [0, 1], "
         "max_rules = K (passes = 1 + rules released), rows per chunk: min(10⁶, rows / 8) "
-        "(the 'chunk' column of the CSV); "
+        "unless the 'chunk' column says otherwise; "
         "random_state=0, so every case of one size releases the same list (checked: "
         "'same list')",
         "dask cases: 2-worker distributed.LocalCluster (processes, 1 thread each) on this "
         f"machine ({os.cpu_count()} cores, shared with other jobs: absolute times drift by "
         "tens of percent); the data are generated per chunk on the workers in every pass "
         "(no persist), 'read pass' is one such pass that only sums the chunks",
+        "CPU (s): processor time of the fit, summed over the client and both workers "
+        "(dask) — on a machine shared with other jobs (load 12–19 during these runs, all "
+        "cases under `nice`) the wall time mostly measures the share of the cores a case "
+        "got, and rows × passes per CPU second is the steadier figure",
         "in-memory peak RSS includes the table itself (rows × 11 float64) and its "
         "generation; the dask client never sees a row (only d·B·C counts per chunk)",
     ]
