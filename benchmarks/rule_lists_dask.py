@@ -23,6 +23,10 @@ Cases, each in its own Python process (so that peak RSS is the case's own):
   ``read pass`` times one pass that only generates the chunks and sums them: the part of
   every count pass a faster count kernel cannot remove.
 
+* ``dask threaded scheduler`` (``--threads``): the same dask array on dask's local
+  threaded scheduler (one process, no cluster): the count passes without the
+  distributed machinery.
+
 Rows/s = rows × passes / wall time of ``fit`` (1 + K passes: one full histogram, one per
 rule). ``--before PATH`` adds dask rows measured with the skdp tree at PATH (e.g. the
 main checkout before the faster passes); ``--skdp-path`` measures another tree.
@@ -121,6 +125,17 @@ def run_case(mode, n, max_rules, chunk, seed):
         clf.fit(X, y)
         out["fit_s"] = time.perf_counter() - start
         out["cpu_s"] = _cpu_s() - cpu
+        out["client_peak_mb"] = _peak_rss_mb()
+    elif mode == "threads":  # the same dask array on the local threaded scheduler
+        import dask
+
+        X, y = dask_table(n, chunk, seed)
+        clf = _estimator(max_rules)
+        with dask.config.set(scheduler="threads"):
+            start, cpu = time.perf_counter(), _cpu_s()
+            clf.fit(X, y)
+            out["fit_s"] = time.perf_counter() - start
+            out["cpu_s"] = _cpu_s() - cpu
         out["client_peak_mb"] = _peak_rss_mb()
     else:
         import warnings
@@ -252,6 +267,8 @@ def main():
                         help="largest rows per chunk (default 1e6; a table gets >= 8 chunks)")
     parser.add_argument("--before", default=None,
                         help="also measure the dask fit with the skdp tree at this path")
+    parser.add_argument("--threads", action="store_true",
+                        help="also the dask fit on the local threaded scheduler")
     parser.add_argument("--before-sizes", type=float, nargs="+", default=None,
                         help="sizes of the --before rows (default: the smallest size)")
     parser.add_argument("--cache", type=Path,
@@ -266,6 +283,8 @@ def main():
     for n in sizes:
         cases += [("in memory", "memory", n, K, SKDP_PATH),
                   ("dask LocalCluster", "dask", n, K, SKDP_PATH)]
+        if args.threads:
+            cases.append(("dask threaded scheduler (no cluster)", "threads", n, K, SKDP_PATH))
         if args.before and n in before:
             cases.append(("dask LocalCluster, before", "dask", n, K, Path(args.before)))
     if args.huge:

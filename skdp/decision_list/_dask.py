@@ -141,9 +141,12 @@ class DaskRows:
         self.grid, self.classes = grid, np.asarray(classes)
         self.rules = []
         self._start = None
-        # The chunks' delayed handles, optimised once: every pass maps over the same ones.
-        self._blocks = list(zip(self.X.to_delayed().ravel(), self.y.to_delayed().ravel(),
-                                strict=True))
+        # The chunks' delayed handles, built once: every pass maps over the same ones.
+        # Not optimised: dask fuses each collection's graph on its own, so X's and y's
+        # chunks would each carry a copy of any shared upstream task (a generated or
+        # loaded block with the label in one column would be produced twice per pass).
+        self._blocks = list(zip(self.X.to_delayed(optimize_graph=False).ravel(),
+                                self.y.to_delayed(optimize_graph=False).ravel(), strict=True))
 
     def _pass(self, rules, check=False):
         import dask
