@@ -287,6 +287,9 @@ def main():
             cases.append(("dask threaded scheduler (no cluster)", "threads", n, K, SKDP_PATH))
         if args.before and n in before:
             cases.append(("dask LocalCluster, before", "dask", n, K, Path(args.before)))
+            if args.threads:
+                cases.append(("dask threaded scheduler, before", "threads", n, K,
+                              Path(args.before)))
     if args.huge:
         cases.append(("dask LocalCluster", "dask", int(args.huge), args.huge_max_rules or K,
                       SKDP_PATH))
