@@ -268,7 +268,8 @@ def main():
     parser.add_argument("--before", default=None,
                         help="also measure the dask fit with the skdp tree at this path")
     parser.add_argument("--threads", action="store_true",
-                        help="also the dask fit on the local threaded scheduler")
+                        help="also the dask fit on the local threaded scheduler (at the "
+                        "--before sizes)")
     parser.add_argument("--before-sizes", type=float, nargs="+", default=None,
                         help="sizes of the --before rows (default: the smallest size)")
     parser.add_argument("--cache", type=Path,
@@ -283,7 +284,7 @@ def main():
     for n in sizes:
         cases += [("in memory", "memory", n, K, SKDP_PATH),
                   ("dask LocalCluster", "dask", n, K, SKDP_PATH)]
-        if args.threads:
+        if args.threads and n in before:
             cases.append(("dask threaded scheduler (no cluster)", "threads", n, K, SKDP_PATH))
         if args.before and n in before:
             cases.append(("dask LocalCluster, before", "dask", n, K, Path(args.before)))
