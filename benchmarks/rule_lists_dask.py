@@ -324,7 +324,7 @@ def main():
         "tens of percent); the data are generated per chunk on the workers in every pass "
         "(no persist), 'read pass' is one such pass that only sums the chunks",
         "CPU (s): processor time of the fit, summed over the client and both workers "
-        "(dask) — on a machine shared with other jobs (load 12–19 during these runs, all "
+        "(dask) — on a machine shared with other jobs (load 12–36 during these runs, all "
         "cases under `nice`) the wall time mostly measures the share of the cores a case "
         "got, and rows × passes per CPU second is the steadier figure",
         "in-memory peak RSS includes the table itself (rows × 11 float64) and its "
@@ -332,8 +332,9 @@ def main():
     ]
     if any(r["case"].endswith("before") for r in rows):
         notes.append("'before' rows: the same benchmark with the skdp tree given by "
-                     "--before (the dask count passes before the per-feature-interval "
-                     "rule passes and comparison binning)")
+                     "--before (before the per-feature-interval rule passes, the comparison "
+                     "binning and the unoptimised delayed handles: that tree generated every "
+                     "block twice per pass, once for X and once for y)")
     write_report("rule_lists_dask", rows, columns, out_dir=out,
                  title="Rule list fit on a dask LocalCluster vs in memory", notes=notes,
                  plot=plot(rows))
