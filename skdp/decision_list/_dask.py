@@ -9,6 +9,12 @@ those histograms — d·B·C integers per chunk — come back to the client, whi
 No row ever leaves its worker, and the client holds no more than one histogram per
 chunk. A fit makes 1 + K passes (K rules); the first also validates the chunks, before
 anything is charged.
+
+Cost of a pass. The first bins every value. A rule pass compares one column with the
+new rule's cut, then checks the rows it fires on against what the earlier rules left
+of each feature (an interval and a NaN flag: :func:`_remaining_constraints`), and bins
+only the rows it covers — each row is binned in one rule pass at most. So a rule pass
+is O(rows + covered·d), whatever the number of rules already released.
 """
 
 from __future__ import annotations
@@ -43,32 +49,83 @@ def _as_row_chunks(X, y):
     return X, y.rechunk((X.chunks[0],))
 
 
+def _remaining_constraints(grid, rules):
+    """Per feature, what the rules ``rules`` leave of it: ``{j: (a, b, nan_taken)}``.
+
+    A "≤ t" rule takes the rows with x_j ≤ t and a "> t" rule those with x_j > t, so the
+    rows no rule fires on hold a_j < x_j ≤ b_j (a_j the largest "≤" cut, b_j the
+    smallest ">" cut; ±inf when none) or a NaN, unless a "missing" rule took the NaNs.
+    Three numbers per feature replace one comparison per rule: a pass costs O(rows·d),
+    not O(rows·rules).
+    """
+    out = {}
+    for lit in rules:
+        j, op, cut = int(grid.feature[lit]), int(grid.op[lit]), grid.threshold(lit)
+        a, b, nan_taken = out.get(j, (-np.inf, np.inf, False))
+        if op == 0:
+            a = max(a, cut)
+        elif op == 1:
+            b = min(b, cut)
+        else:
+            nan_taken = True
+        out[j] = (a, b, nan_taken)
+    return out
+
+
+def _fires(column, op, cut):
+    """Rows a literal fires on, from raw values (x ≤ cut_k ⇔ bin ≤ k; NaN fires only
+    "missing")."""
+    with np.errstate(invalid="ignore"):
+        return np.isnan(column) if op == 2 else (column <= cut) if op == 0 else (
+            column > cut)
+
+
+def _newly_covered(xb, grid, rules):
+    """Row indices of a chunk that the last rule of ``rules`` fires on and no earlier one
+    does. The last rule's comparison runs on every row; the earlier rules' constraints
+    (:func:`_remaining_constraints`) only on the rows it fires on, a few comparisons
+    each, so a pass reads one column in full and the others on those rows only."""
+    last = rules[-1]
+    rows = np.flatnonzero(_fires(xb[:, int(grid.feature[last])], int(grid.op[last]),
+                                 grid.threshold(last)))
+    for j, (a, b, nan_taken) in _remaining_constraints(grid, rules[:-1]).items():
+        if rows.size == 0:
+            break
+        column = xb[rows, j]
+        with np.errstate(invalid="ignore"):
+            # taken: x ≤ a or x > b (both false on NaN), or NaN if a rule took it
+            taken = np.isnan(column) if nan_taken else np.zeros(rows.size, dtype=bool)
+            if a > -np.inf:
+                taken |= column <= a
+            if b < np.inf:
+                taken |= column > b
+        rows = rows[~taken]
+    return rows
+
+
 def _chunk_histogram(xb, yb, grid, classes, rules, check):
     """Histogram of the rows of one chunk that no rule of ``rules[:-1]`` fires on and
     (if ``rules``) the last one does. ``check``: refuse non-finite values (NaN apart)
     and labels outside ``classes`` (messages name no value)."""
     xb = np.asarray(xb, dtype=np.float64)
     yb = np.asarray(yb)
-    codes = np.searchsorted(classes, yb)
+    if not rules:  # every value is read: contiguous (a chunk may be a strided view)
+        xb = np.ascontiguousarray(xb)
     if check:
         if np.isinf(xb).any():
             raise ValueError("X contains infinity; only NaN (missing) is accepted.")
+        codes = np.searchsorted(classes, yb)
         inside = codes < classes.size
         if not (inside.all() and np.all(classes[np.where(inside, codes, 0)] == yb)):
             raise ValueError("y has labels outside the public classes.")
-    # Which rows the rules select, by comparing raw values with the rules' cuts (exactly
-    # the bins' semantics: x ≤ cut_k ⇔ bin ≤ k; NaN fires only "missing"); only those
-    # rows are binned, so a pass costs O(rows·rules) comparisons plus the binning of
-    # the rows the new rule covers — each row is binned in one rule pass at most.
-    keep = np.ones(xb.shape[0], dtype=bool)
-    for position, lit in enumerate(rules):
-        column = xb[:, int(grid.feature[lit])]
-        op, cut = int(grid.op[lit]), grid.threshold(lit)
-        with np.errstate(invalid="ignore"):
-            fires = np.isnan(column) if op == 2 else (column <= cut) if op == 0 else (
-                column > cut)
-        keep &= fires if position == len(rules) - 1 else ~fires
-    return class_histogram(grid.bins(xb[keep]), codes[keep], grid.n_bins, classes.size)
+    if not rules:
+        return class_histogram(grid.bins(xb), np.searchsorted(classes, yb), grid.n_bins,
+                               classes.size)
+    # Only the rows the new rule covers are binned: each row is binned in one rule pass
+    # at most, and a pass costs one full-column comparison plus work on those rows.
+    rows = _newly_covered(xb, grid, tuple(rules))
+    return class_histogram(grid.bins(xb[rows]), np.searchsorted(classes, yb[rows]),
+                           grid.n_bins, classes.size)
 
 
 class DaskRows:
@@ -84,14 +141,19 @@ class DaskRows:
         self.grid, self.classes = grid, np.asarray(classes)
         self.rules = []
         self._start = None
+        # The chunks' delayed handles, built once: every pass maps over the same ones.
+        # Not optimised: dask fuses each collection's graph on its own, so X's and y's
+        # chunks would each carry a copy of any shared upstream task (a generated or
+        # loaded block with the label in one column would be produced twice per pass).
+        self._blocks = list(zip(self.X.to_delayed(optimize_graph=False).ravel(),
+                                self.y.to_delayed(optimize_graph=False).ravel(), strict=True))
 
     def _pass(self, rules, check=False):
         import dask
 
         tasks = [dask.delayed(_chunk_histogram)(xb, yb, self.grid, self.classes,
                                                 tuple(rules), check)
-                 for xb, yb in zip(self.X.to_delayed().ravel(), self.y.to_delayed().ravel(),
-                                   strict=True)]
+                 for xb, yb in self._blocks]
         return sum(dask.compute(*tasks))
 
     def prepare(self):
