@@ -3,8 +3,8 @@
 Issue 32's "Done means" row for the label service. A private labelled sample (a noisy
 halfspace in [-1, 1]^5: P(y = 1 | x) = σ(12·⟨w, x⟩), |w| = 1, so the Bayes accuracy is
 ≈ 0.93), 5 000 public unlabeled rows from the same distribution, and 5 000 test rows.
-At ε ∈ {1, 4} (δ = 10⁻⁶) and three private sample sizes (5 000, 20 000, 100 000), for each predictor (Yan's
-:class:`~skdp.prediction.PrivatePredictor`, halfspace teachers; the
+At ε ∈ {1, 4} (δ = 10⁻⁶) and three private sample sizes (5 000, 20 000, 100 000), for
+each predictor (Yan's :class:`~skdp.prediction.PrivatePredictor`, halfspace teachers; the
 :class:`~skdp.prediction.SubsampleAggregatePredictor` baseline), each fitted with
 ``n_queries=5000`` and its defaults:
 
@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 import warnings
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -104,7 +105,7 @@ def skdp_cells(data, eps, seed):
             warnings.simplefilter("ignore")
             teacher = _predictor(cls, eps, seed).fit(X, y)
             start = time.perf_counter()
-            labels = _answer(lambda Q: label_public(teacher, Q), Xp)
+            labels = _answer(partial(label_public, teacher), Xp)
             seconds = time.perf_counter() - start
             n_labelled = labels.size
             # A constant labelling leaves LR nothing to fit: the student is that constant.
@@ -139,7 +140,7 @@ def diffprivlib_cells(datasets, seeds):
             train = np.empty(len(per_split), dtype=object)
             test = np.empty(len(per_split), dtype=object)
             offset = 0
-            for i, d in enumerate(per_split):
+            for i in range(len(per_split)):
                 train[i] = np.arange(offset, offset + n)
                 test[i] = np.arange(offset + n, offset + n + N_TEST)
                 offset += n + N_TEST
