@@ -1,4 +1,5 @@
-"""Command line: ``skdp demo``, ``skdp serve``, ``skdp --version`` (or ``python -m skdp …``)."""
+"""Command line: ``skdp demo``, ``skdp serve``, ``skdp label``, ``skdp --version``
+(or ``python -m skdp …``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ Try:
   skdp --version       the installed version
   skdp versions        versions of skdp and of what it runs on (for bug reports)
   skdp serve MODEL.pkl a fitted private predictor over HTTP (pip install "skdp[serve]")
+  skdp label MODEL.pkl PUBLIC.csv   private labels for a public set (train a student)
 
 In Python:
   from skdp import DPDecisionListClassifier, PrivacyBudget
@@ -48,7 +50,39 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     serve.add_argument("--quota", type=int, default=None, metavar="ROWS",
                        help="rows each token may have answered (default: no quota)")
+    label = sub.add_parser(
+        "label", help="label a public CSV privately, to train a student model on",
+        description="Answer every row of a public, unlabeled CSV with a pickled, fitted "
+        "PrivatePredictor or SubsampleAggregatePredictor; any model trained on the labels "
+        "is private by post-processing. The answers are charged to the predictor's "
+        "budget (rows answered before are free). Exit status 3: the budget or a cap ran "
+        "out; the labels released before it are written.")
+    label.add_argument("model", metavar="MODEL.pkl", help="the pickled fitted predictor")
+    label.add_argument("public", metavar="PUBLIC.csv",
+                       help="public rows, the model's columns (header optional, required "
+                       "if it was fitted on a DataFrame)")
+    label.add_argument("--out", metavar="LABELS.csv", default=None,
+                       help="where to write the labels (default: standard output)")
     return parser
+
+
+def _label(args: argparse.Namespace) -> int:
+    from .exceptions import BudgetExhaustedError
+    from .serve._label import label_file
+
+    try:
+        n = label_file(args.model, args.public, args.out)
+    except (ValueError, TypeError, OSError) as exc:  # the files: nothing was spent
+        print(f"skdp label: {exc}", file=sys.stderr)
+        return 2
+    except BudgetExhaustedError as exc:
+        done = getattr(exc, "n_answered", 0)
+        print(f"skdp label: {exc} The {done} labels released before it were written.",
+              file=sys.stderr)
+        return 3
+    if args.out is not None:
+        print(f"skdp label: {n} labels written to {args.out}.", file=sys.stderr)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skdp serve: {exc}", file=sys.stderr)
             return 2
         return 0
+    if args.command == "label":
+        return _label(args)
     from ._demo import run_demo
 
     run_demo(seed=args.seed, out=sys.stdout, quick=args.quick, verbose=args.verbose)

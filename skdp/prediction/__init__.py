@@ -8,6 +8,8 @@ predictor's ``budget_`` ledger says how much of (ε, δ) the answers have used.
   queries (BetweenThresholds), capped by ``max_hard_queries``.
 * :class:`SubsampleAggregatePredictor` — the Dwork–Feldman baseline: a fresh noisy
   vote per query, ε per query ∝ 1/√T.
+* :func:`label_public` — private labels for a public unlabeled set, to train any
+  scikit-learn *student* on (post-processing; ``skdp label`` on the command line).
 * :class:`QueryBudgetExhaustedError` — raised when the budget cannot pay; carries
   the answers already released by the failing call.
 
@@ -16,6 +18,7 @@ every query-budgeted predictor follows.
 """
 
 from ._base import QueryBudgetedPredictor, QueryBudgetExhaustedError
+from ._label import label_public
 from ._perp_parameters import PERPParameters, perp_parameters
 from .perp import DecisionStumpPERPClassifier, RectanglesPERPClassifier
 from .shrinkage import PrivatePredictor, shrinkage_parameters
@@ -29,6 +32,7 @@ __all__ = [
     "QueryBudgetedPredictor",
     "RectanglesPERPClassifier",
     "SubsampleAggregatePredictor",
+    "label_public",
     "perp_parameters",
     "shrinkage_parameters",
 ]

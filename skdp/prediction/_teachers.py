@@ -28,6 +28,7 @@ from sklearn.utils.validation import has_fit_parameter
 
 from ..hypotheses import Halfspaces, HypothesisClass
 from ._linear_votes import LinearVotes
+from ._tree_votes import TreeVotes, stackable
 
 __all__ = []
 
@@ -177,6 +178,27 @@ class _EstimatorTeachers:
         self.n_jobs = n_jobs
         self._weighted = has_fit_parameter(estimator, "sample_weight")
         self._stack = None
+        self._trees = None
+
+    def __getstate__(self):
+        # The stacked trees are a cache of the models (rebuilt on demand): not saved
+        # with a durable predictor's state or a pickle.
+        state = self.__dict__.copy()
+        state["_trees"] = None
+        return state
+
+    def __setstate__(self, state):
+        state.setdefault("_trees", None)
+        self.__dict__.update(state)
+
+    def _tree_votes(self):
+        """The teachers stacked for voting (:class:`TreeVotes`) if every one is a tree
+        ensemble or a constant, else None; built on first use after each fit (False:
+        known not to be stackable)."""
+        if self._trees is None:
+            self._trees = (self._stack is None and stackable(self.models)
+                           and TreeVotes(self.models))
+        return self._trees or None
 
     def fit(self, forced_X, forced_y, through=None, only=None):
         if through is not None and len(through):
@@ -201,6 +223,7 @@ class _EstimatorTeachers:
         for (b, *_), model in zip(jobs, fitted, strict=True):
             self.models[b] = model
         self._stack = self._linear_stack()
+        self._trees = None
 
     def _linear_stack(self):
         """(LinearVotes, W, c, lo, hi) if every teacher is a binary linear model or a
@@ -229,11 +252,18 @@ class _EstimatorTeachers:
         if self._stack is not None:
             _, W, c, lo, hi = self._stack
             return np.where(W @ x + c > 0, hi, lo).astype(np.int8)
+        trees = self._tree_votes()
+        if trees is not None:
+            constants = np.array([getattr(m, "label", 0) for m in self.models], dtype=np.int8)
+            return trees.teacher_labels(x, constants)
         return np.array([int(m.predict(x[None, :])[0]) for m in self.models], dtype=np.int8)
 
     def vote(self, X):
         if self._stack is not None:
             return self._stack[0].vote(X)
+        trees = self._tree_votes()
+        if trees is not None:
+            return trees.vote(X)
         k = len(self.models)
         total = np.zeros(X.shape[0])
         for m in self.models:

@@ -44,13 +44,18 @@ def load_model(path: str) -> Any:
     released scores (:class:`~skdp.prediction.PrivatePredictor`,
     :class:`~skdp.prediction.SubsampleAggregatePredictor`).
     """
+    return unpickle_predictor(path).make_durable()
+
+
+def unpickle_predictor(path: str) -> Any:
+    """The fitted predictor in a pickle (not yet durable: no store is touched)."""
     with open(path, "rb") as handle:
         model = pickle.load(handle)  # the operator's own model file
     if not hasattr(model, "make_durable") or not hasattr(model, "budget_"):
         raise TypeError(
-            f"{path} holds a {type(model).__name__}; skdp serve serves a fitted "
-            "PrivatePredictor or SubsampleAggregatePredictor.")
-    return model.make_durable()
+            f"{path} holds a {type(model).__name__}; skdp serve and skdp label need a "
+            "fitted PrivatePredictor or SubsampleAggregatePredictor.")
+    return model
 
 
 def _rows(body: Any, n_features: int) -> np.ndarray:

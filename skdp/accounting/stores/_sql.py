@@ -170,10 +170,18 @@ class SQLStore(LedgerStore):
     def _sql(self, statement: str) -> str:
         return statement.replace("?", self.placeholder)
 
+    def _begin_read(self, conn: Any) -> AbstractContextManager[None]:
+        """A context that is one read-only transaction on ``conn`` seeing one snapshot
+        (default: a write transaction; the stores take no write lock here)."""
+        return self._begin(conn)
+
     @contextmanager
-    def _transaction(self) -> Iterator[Callable[..., Any]]:
+    def _transaction(self, read: bool = False) -> Iterator[Callable[..., Any]]:
+        """One transaction: a write transaction holding the store's write lock, or with
+        ``read`` a read-only one on one snapshot that takes no lock, so reads of what
+        was spent neither wait for charges nor make them wait."""
         conn = self._connection()
-        with self._begin(conn):
+        with (self._begin_read(conn) if read else self._begin(conn)):
             cursor = conn.cursor()
             try:
                 yield lambda statement, args=(): (
@@ -188,11 +196,13 @@ class SQLStore(LedgerStore):
         """How the witness names this store: its address without secrets."""
         return self.portable_url
 
-    def _locked_ledger(self, execute: Callable[..., Any],
-                       ledger_id: str) -> tuple[tuple[float, float], int, str]:
-        """Lock the ledger's row and check its key and seal; return (totals, head)."""
+    def _locked_ledger(self, execute: Callable[..., Any], ledger_id: str,
+                       lock: bool = True) -> tuple[tuple[float, float], int, str]:
+        """Lock the ledger's row (unless ``lock`` is False: a read in a snapshot) and
+        check its key and seal; return (totals, head)."""
         row = execute("SELECT epsilon, delta, head_count, head_hash, key_id, seal "
-                      "FROM skdp_ledgers WHERE ledger_id = ?" + self.lock_suffix,
+                      "FROM skdp_ledgers WHERE ledger_id = ?" + (self.lock_suffix if lock
+                                                                  else ""),
                       (ledger_id,)).fetchone()
         if row is None:
             seen = WITNESS.head(self._witness_name, ledger_id)
@@ -314,29 +324,34 @@ class SQLStore(LedgerStore):
                 "total_epsilon, total_delta, comp_epsilon, comp_delta, prev_hash, hash) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (ledger_id, *c))
 
+    # Reads run in a read-only snapshot transaction without the row lock: a snapshot
+    # holds a head and the charges committed with it (charges are committed together
+    # with the head that counts them), so what a read returns is a state the ledger
+    # had; every check of key, seal and witness is made as in a charge.
     def totals(self, ledger_id: str) -> tuple[float, float]:
-        with self._transaction() as execute:
-            return self._locked_ledger(execute, ledger_id)[0]
+        with self._transaction(read=True) as execute:
+            return self._locked_ledger(execute, ledger_id, lock=False)[0]
 
     def charges(self, ledger_id: str) -> list[Charge]:
-        with self._transaction() as execute:
-            self._locked_ledger(execute, ledger_id)
+        with self._transaction(read=True) as execute:
+            self._locked_ledger(execute, ledger_id, lock=False)
             return self._read_charges(execute, ledger_id)
 
     def spent(self, ledger_id: str) -> tuple[float, float]:
-        with self._transaction() as execute:
-            _, head_count, _ = self._locked_ledger(execute, ledger_id)
+        with self._transaction(read=True) as execute:
+            _, head_count, _ = self._locked_ledger(execute, ledger_id, lock=False)
             return spent_after(self._last_charge(execute, ledger_id, head_count))
 
     def streams(self, ledger_id: str) -> dict[str, int]:
-        with self._transaction() as execute:
+        with self._transaction(read=True) as execute:
             rows = execute("SELECT stream_id, version FROM skdp_streams WHERE ledger_id = ?",
                            (ledger_id,)).fetchall()
         return {r[0]: int(r[1]) for r in rows}
 
     def verify(self, ledger_id: str) -> str | None:
-        with self._transaction() as execute:
-            totals, head_count, head_hash = self._locked_ledger(execute, ledger_id)
+        with self._transaction(read=True) as execute:
+            totals, head_count, head_hash = self._locked_ledger(execute, ledger_id,
+                                                                lock=False)
             return (verify_chain(ledger_key(), ledger_id, totals,
                                  self._read_charges(execute, ledger_id), head_count, head_hash)
                     or self._witnessed(execute, ledger_id, head_count, head_hash))

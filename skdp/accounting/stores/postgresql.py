@@ -240,3 +240,12 @@ class PostgreSQLStore(SQLStore):
     def _begin(self, conn: Any) -> Iterator[None]:
         with conn.transaction():
             yield
+
+    @contextmanager
+    def _begin_read(self, conn: Any) -> Iterator[None]:
+        # One snapshot for the whole read (a head and the charges committed with it),
+        # read-only, no row lock: reads of spent/charges no longer queue behind
+        # charges (SELECT … FOR UPDATE) nor make them wait.
+        with conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield
