@@ -18,7 +18,11 @@ from numpy.typing import NDArray
 
 from ..mechanisms.laplace import discrete_laplace
 
-__all__ = ["ConstantGuard"]
+__all__ = ["CHECK_INDEX", "ConstantGuard"]
+
+#: Seeded testing mode: check j of a stream draws from index CHECK_INDEX + j of the
+#: stream's key (its releases use 0, 1, …), so checks and releases never share noise.
+CHECK_INDEX = 2**32
 
 #: z-score by which a challenger must beat the default predictor on some window of
 #: recent checks before it answers instead. Public; 2 keeps a wrong switch rare (the

@@ -20,6 +20,9 @@ checks, ε for the whole stream (parallel composition across rows, a row in one 
 and one release). ``ForgetsClassCounts`` scales the check's noise by K/ε_check, as if
 a row moved only the mistake counts: its checks are caught at 2·ε_check with one
 model predictor (``combine="latest"``), 1.5·ε_check with two.
+
+The decision list's own ``partial_fit`` holds the same guard: audited below on its
+checks (exact), with the same twin and one that releases checked rows at full ε.
 """
 
 import itertools
@@ -29,6 +32,7 @@ import pytest
 from _stream_recording import NoisyCountClassifier
 
 from skdp.audit import exact_epsilon
+from skdp.decision_list import DPDecisionListClassifier
 from skdp.streams import ContinualReleaseClassifier
 from skdp.streams._guard import ConstantGuard
 
@@ -129,3 +133,74 @@ def test_broken_twin_forgetting_the_class_counts_is_caught(combine, factor):
     check_eps, stream_eps = _audit(ForgetsClassCounts, combine, 0.5)
     assert check_eps == pytest.approx(factor * 0.5 * EPSILON, abs=1e-6)
     assert stream_eps > EPSILON * 1.2  # the whole stream's claim is violated too
+
+
+# ----------------------------------------------------------- the decision list's own guard
+# DPDecisionListClassifier.partial_fit holds the same ConstantGuard (K = 1: the latest
+# list). Three calls: call 1 opens the stream (its list is released from its rows,
+# seeded, so identical under D and D′); calls 2 and 3 are checked against that list,
+# then released together. D′ adds to call 2 one row the first list mispredicts: it
+# moves check 2's mistake count and one class count by 1 (check 3 sees the same list
+# and rows: its centres agree), and enters the block's release, which runs at
+# (1 − g)·ε. The checks' exact ε must be g·ε; with the twin that forgets the class
+# count, 2·g·ε.
+
+
+def _list_calls():
+    rng = np.random.default_rng(1)
+    calls = [(rng.integers(0, 2, (40, 3)).astype(float), rng.integers(0, 2, 40))
+             for _ in range(3)]
+    calls[0] = (calls[0][0], (calls[0][0][:, 0] > 0.5).astype(int))  # a learnable list
+    return calls
+
+
+def _list_run(guard_class, calls, share, cls=DPDecisionListClassifier):
+    CHECKS.clear()
+    audited = type("AuditedList", (cls,), {"_guard_class": guard_class})
+    clf = audited(epsilon=EPSILON, max_rules=1, classes=[0, 1], random_state=0,
+                  guard=share)
+    for X, y in calls:
+        clf.partial_fit(X, y)
+    return list(CHECKS), clf
+
+
+def _list_audit(guard_class, share, cls=DPDecisionListClassifier):
+    calls = _list_calls()
+    _, first = _list_run(guard_class, calls[:1], share, cls)
+    row = np.array([[1.0, 0.0, 1.0]])
+    label = 1 - int(first.predict(row)[0])  # a row the released list gets wrong
+    neighbour = list(calls)
+    neighbour[1] = (np.vstack([calls[1][0], row]), np.r_[calls[1][1], label])
+    checks, clf = _list_run(guard_class, calls, share, cls)
+    checks2, clf2 = _list_run(guard_class, neighbour, share, cls)
+    assert len(checks) == 2 and clf.n_releases_ == clf2.n_releases_ == 2
+    moved = [i for i, ((c, _), (c2, _)) in enumerate(zip(checks, checks2, strict=True))
+             if not np.array_equal(c, c2)]
+    assert moved == [0]
+    assert sorted(checks2[0][0] - checks[0][0]) == [0, 1, 1]  # mistakes and one class
+    return _exact(checks, checks2), clf._release_plan.epsilon
+
+
+@pytest.mark.parametrize("share", [0.1, 0.5])
+def test_decision_list_partial_fit_checks_cost_their_share(share):
+    check_eps, release_eps = _list_audit(RecordingGuard, share)
+    assert check_eps == pytest.approx(share * EPSILON, abs=1e-6)
+    # A row of a checked call is in one check and one release: ε in all.
+    assert check_eps + release_eps == pytest.approx(EPSILON, abs=1e-6)
+
+
+def test_decision_list_broken_twin_forgetting_the_class_counts_is_caught():
+    check_eps, _ = _list_audit(ForgetsClassCounts, 0.5)
+    assert check_eps == pytest.approx(2 * 0.5 * EPSILON, abs=1e-6)
+
+
+class ReleasesAtFullEpsilon(DPDecisionListClassifier):
+    """Broken twin: releases checked rows at the stream's ε, as if the check were free."""
+
+    def _use_guarded_plan(self):
+        pass
+
+
+def test_decision_list_broken_twin_releasing_checked_rows_at_full_epsilon_is_caught():
+    check_eps, release_eps = _list_audit(RecordingGuard, 0.5, ReleasesAtFullEpsilon)
+    assert check_eps + release_eps == pytest.approx(1.5 * EPSILON, abs=1e-6)
