@@ -448,7 +448,8 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         # the candidates' number: pad with the latest model (the sensitivity is K + 1
         # whatever they are).
         k = self._guard.n_models
-        probas = (self._probas(X) + [self._probas(X)[-1]] * k)[:k]
+        probas = self._probas(X)  # once: even a remembered answer hashes X's rows
+        probas = (probas + [probas[-1]] * k)[:k]
         truth = np.searchsorted(self.classes_, y)
         mistakes = [np.count_nonzero(np.argmax(p, axis=1) != truth) for p in probas]
         counts = np.bincount(truth, minlength=self.classes_.size)
