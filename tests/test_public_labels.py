@@ -219,3 +219,22 @@ def test_binary_learner_refuses_other_label_sets_before_spending(name, classes):
         clf.fit(X, y)
     assert budget.spent.epsilon == 0.0
     assert not hasattr(clf, "classes_")
+
+
+@pytest.mark.parametrize("later, ok", [([0, 1], True), (np.array([0, 1]), True),
+                                       ([1, 0], True), ([0.0, 1.0], True),
+                                       ([0, 2], False), ([0, 1, 2], False), ([0], False)])
+def test_later_classes_argument_fast_path(later, ok):
+    """A later call's classes= is compared as given when it repeats classes_ exactly
+    (the fast path), else through the full check: same answers either way."""
+    from skdp._labels import resolve_classes
+
+    clf = PrivateExpertsClassifier()  # any estimator: only classes_ is read
+    clf.classes_ = np.array([0, 1])
+    y = np.array([0, 1, 1])
+    if ok:
+        np.testing.assert_array_equal(
+            resolve_classes(clf, y, later, first_call=False), [0, 1])
+    else:
+        with pytest.raises(ValueError, match="differs from the classes_"):
+            resolve_classes(clf, y, later, first_call=False)

@@ -85,7 +85,7 @@ def score_width(score, error_weight):
     return 1.0 + float(error_weight) if score == "net" else 2.0 - _greedy_cover.LIFT_MARGIN
 
 
-def auto_n_rules(n_hat, n_candidates, width, step_epsilon, max_rules):
+def auto_n_rules(n_hat, n_candidates, width, step_epsilon, max_rules, step_floor=None):
     """K: the largest K ≤ ``max_rules`` with n̂/(K + 1) ≥ ROWS_PER_NOISE·width·ln(N)/ε̂(K).
 
     ``n_hat`` is a *released* noisy row count, ``step_epsilon(K)`` the per-step ε̂ of a
@@ -93,11 +93,19 @@ def auto_n_rules(n_hat, n_candidates, width, step_epsilon, max_rules):
     is post-processing. Returns 0 when not even one rule clears the bar (the caller
     then runs one rule and warns). The condition is monotone in K (ε̂ falls as K
     grows), so a bisection finds K in O(log max_rules) plans.
+
+    ``step_floor(K)``, if given, is a cheap lower bound of ``step_epsilon(K)`` (basic
+    composition's split under the tight accountant): where the bar is cleared at the
+    floor it is cleared at ε̂(K) too, so the same K comes out without calibrating
+    that plan (a calibration is ~40 ms; a stream's first releases met a dozen).
     """
     noise = width * math.log(max(n_candidates, 2))
 
     def fits(k):
-        return n_hat >= ROWS_PER_NOISE * (k + 1) * noise / step_epsilon(k)
+        bar = ROWS_PER_NOISE * (k + 1) * noise
+        if step_floor is not None and n_hat >= bar / step_floor(k):
+            return True
+        return n_hat >= bar / step_epsilon(k)
 
     lo, hi = 0, int(max_rules)
     while lo < hi:

@@ -16,7 +16,7 @@ from ..base import PrivateEstimatorMixin, unchanged_if_unpaid
 from ..exceptions import PrivacyWarning
 from ..streams._blocks import ReleaseBlocks
 from ..streams._guard import CHECK_INDEX, ConstantGuard
-from ._accounting import ACCOUNTINGS, HISTOGRAM_WEIGHT, net_step_plan, step_plan
+from ._accounting import ACCOUNTINGS, HISTOGRAM_WEIGHT, basic_step_epsilon, net_step_plan, step_plan
 from ._base import _DecisionListBase
 from ._dask import DaskRows, is_dask_collection
 from ._frequencies import region_counts, region_of, release_counts, smoothed_proba
@@ -532,7 +532,9 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
 
         n_cand = self._n_literals(n_features) * self.classes_.size
         width = score_width(self._score(), self._release_error_weight)
-        k = auto_n_rules(n_hat, n_cand, width, step, self._n_rules(plan.epsilon, n_features))
+        # ε̂(K) ≥ basic composition's split under either proof (net_step_plan).
+        k = auto_n_rules(n_hat, n_cand, width, step, self._n_rules(plan.epsilon, n_features),
+                         step_floor=lambda k: basic_step_epsilon(rest, k + 1))
         self.n_samples_estimate_ = n_hat
         if k == 0:
             need = ROWS_PER_NOISE * 2 * width * np.log(n_cand) / step(1)

@@ -130,15 +130,18 @@ def _bernoulli_exp_neg(numerators: NDArray[np.int64], denominator: int,
     drawing A ~ Bernoulli(γ/K) while A = 1; return 1 iff the first failure is at an
     odd K. Every live sample shares the same K, so one integer draw per K serves
     them all, and the loop ends after max K (a few dozen at the very most).
+    The live samples' numerators are carried along (not gathered again each K):
+    the draws are small, so numpy's per-call overhead is most of the cost.
     """
-    n = numerators.shape[0]
-    out = np.zeros(n, dtype=bool)
-    live = np.arange(n)
+    out = np.zeros(numerators.shape[0], dtype=bool)
+    live = np.arange(numerators.shape[0])
     k = 1
     while live.size:
-        keep_going = rng.integers(0, denominator * k, size=live.size) < numerators[live]
-        out[live[~keep_going]] = k % 2 == 1
+        keep_going = rng.integers(0, denominator * k, size=live.size) < numerators
+        if k % 2 == 1:  # stopped at an odd K: 1 (at an even K: 0, already there)
+            out[live[~keep_going]] = True
         live = live[keep_going]
+        numerators = numerators[keep_going]
         k += 1
     return out
 
@@ -147,11 +150,11 @@ def _count_exp_neg_one_successes(n: int, rng: np.random.Generator) -> NDArray[np
     """V ~ Geometric on {0, 1, …} with P(V ≥ v) = e^{-v}, exactly (n draws)."""
     counts = np.zeros(n, dtype=np.int64)
     live = np.arange(n)
-    one = np.ones(1, dtype=np.int64)
+    ones = np.ones(n, dtype=np.int64)
     while live.size:
-        success = _bernoulli_exp_neg(np.broadcast_to(one, live.shape), 1, rng)
-        counts[live[success]] += 1
+        success = _bernoulli_exp_neg(ones[:live.size], 1, rng)
         live = live[success]
+        counts[live] += 1
     return counts
 
 

@@ -40,7 +40,7 @@ from ..base import PrivateEstimatorMixin, unchanged_if_unpaid
 from ..exceptions import PrivacyError, PrivacyWarning
 from ..preprocessing import PublicBoundsBinarizer, PublicBoundsClipper, PublicImputer
 from ._blocks import ReleaseBlocks, block_length, release_schedule
-from ._guard import ConstantGuard
+from ._guard import CHECK_INDEX, ConstantGuard
 
 if TYPE_CHECKING:
     from sklearn.utils import Tags
@@ -48,9 +48,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ContinualReleaseClassifier", "block_length", "release_schedule"]
 
-#: Seeded testing mode: the guard's check j draws from index _CHECK_INDEX + j of the
-#: stream's key (releases use 0, 1, …), so checks and releases never share noise.
-_CHECK_INDEX = 2**32
 #: ``combine="recent"`` reads the newest RECENT_MODELS models (see ``_probas``).
 RECENT_MODELS = 8
 #: The guard restarts the schedule only when the current block is planned to last at
@@ -448,11 +445,12 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
         # the candidates' number: pad with the latest model (the sensitivity is K + 1
         # whatever they are).
         k = self._guard.n_models
-        probas = (self._probas(X) + [self._probas(X)[-1]] * k)[:k]
+        probas = self._probas(X)  # once: even a remembered answer hashes X's rows
+        probas = (probas + [probas[-1]] * k)[:k]
         truth = np.searchsorted(self.classes_, y)
         mistakes = [np.count_nonzero(np.argmax(p, axis=1) != truth) for p in probas]
         counts = np.bincount(truth, minlength=self.classes_.size)
-        rng = self._release_generator(self._noise_key, _CHECK_INDEX + self._guard.n_checks)
+        rng = self._release_generator(self._noise_key, CHECK_INDEX + self._guard.n_checks)
         self._guard.check(np.asarray(mistakes), counts, rng)
         before, self._choice = self._choice, self._guard.choice()
         # A change: every released model just lost to the constant. Restart the
