@@ -114,6 +114,7 @@ def _plot_helper():
 def test_figure_layout_check_catches_overlaps(tmp_path):
     """benchmarks/_plot.py refuses to save a figure a reader cannot read: the check
     finds the issue's two defects on a figure drawn the old way, none on the new way."""
+    pytest.importorskip("matplotlib")  # a benchmark dependency, not in the test extra
     _plot = _plot_helper()
     plt = _plot._pyplot()
     eps = [0.5, 1, 2, 4, 8]

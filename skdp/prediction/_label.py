@@ -17,7 +17,7 @@ from ._base import QueryBudgetedPredictor
 __all__ = ["label_public"]
 
 
-def label_public(predictor, X_public: ArrayLike) -> NDArray:
+def label_public(predictor: QueryBudgetedPredictor | Pipeline, X_public: ArrayLike) -> NDArray:
     """Label a public unlabeled set with a fitted private predictor, for a student model.
 
     Each row of ``X_public`` is asked as one query, in order; the answers are the
