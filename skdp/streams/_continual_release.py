@@ -636,7 +636,11 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
             out = np.zeros((rows.shape[0], self.classes_.size))
             out[:, index] = 1.0
             return out
-        return self._probas(rows)[index]
+        probas = self._probas(rows)
+        # the guard's K is fixed when the stream opens; after set_params(combine=...)
+        # there may be fewer candidates, padded in _check with the latest model: so is
+        # the choice here
+        return probas[min(index, len(probas) - 1)]
 
     def _probas(self, X) -> list[NDArray[np.float64]]:
         """[the models' combination (``combine``), the latest model's] probabilities.

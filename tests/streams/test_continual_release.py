@@ -362,3 +362,10 @@ def test_changing_combine_mid_stream_keeps_the_checks_running():
                     clf.set_params(combine=then)
                 clf.partial_fit(X[i * 200:(i + 1) * 200], y[i * 200:(i + 1) * 200])
         assert clf._guard.n_checks == 5 and clf.predict(X[:5]).shape == (5,)
+        # the guard's choice indexes K = 2 candidates fixed at the stream's start;
+        # "latest" has one: the second (the latest model) is that one (a CI run failed
+        # here on noise that chose it, with an IndexError)
+        clf._choice = ("model", 1)
+        latest = clf.estimators_[-1].predict_proba(X[:5])
+        np.testing.assert_allclose(clf.set_params(combine="latest").predict_proba(X[:5]),
+                                   latest)
