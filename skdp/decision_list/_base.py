@@ -281,9 +281,17 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
     def _regions(self, X):
         check_is_fitted(self)
         X, _ = self._validate_X(X, reset=False)
+        return self._regions_of(X)
+
+    def _regions_of(self, X):
+        """Each validated row's region: the first rule that fires, else the default."""
         if self._real_valued():
             return threshold_regions(X, self._threshold_rules)
         return region_of(X, self._rule_features, self._rule_signs, self.n_features_in_)
+
+    def _region_codes(self):
+        """Class code of each region (the rules', then the default's)."""
+        return np.r_[self._rule_codes, self._default_code].astype(np.intp)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Label of the first rule whose literal holds on each row (else the default).
@@ -300,9 +308,8 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
         y : ndarray of shape (n_samples,)
             ``classes_[argmax(predict_proba(X))]``.
         """
-        region = self._regions(X)
-        codes = np.r_[self._rule_codes, self._default_code].astype(np.intp)
-        return self.classes_[codes[region]]
+        region = self._regions(X)  # first: raises NotFittedError before classes_ exists
+        return self.classes_[self._region_codes()[region]]
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class frequencies of the region (first firing rule, or the default) of each row.

@@ -19,7 +19,7 @@ from ..streams._guard import CHECK_INDEX, ConstantGuard
 from ._accounting import ACCOUNTINGS, HISTOGRAM_WEIGHT, basic_step_epsilon, net_step_plan, step_plan
 from ._base import _DecisionListBase
 from ._dask import DaskRows, is_dask_collection
-from ._frequencies import region_counts, region_of, release_counts, smoothed_proba
+from ._frequencies import region_counts, release_counts, smoothed_proba
 from ._greedy_cover import greedy_cover, rule_scores
 from ._net_cover import (
     COUNT_SHARE,
@@ -31,7 +31,7 @@ from ._net_cover import (
     net_selector,
     score_width,
 )
-from ._thresholds import ArrayRows, make_grid, threshold_cover, threshold_regions
+from ._thresholds import ArrayRows, make_grid, threshold_cover
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -779,11 +779,7 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
 
     def _released_codes(self, X):
         """The released list's class codes on validated rows (no constant)."""
-        if self._real_valued():
-            region = threshold_regions(X, self._threshold_rules)
-        else:
-            region = region_of(X, self._rule_features, self._rule_signs, self.n_features_in_)
-        return np.r_[self._rule_codes, self._default_code].astype(np.intp)[region]
+        return self._region_codes()[self._regions_of(X)]
 
     def _check(self, X, codes):
         """The guard's check of this call's rows before they are buffered: the released
