@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from .._validation import check_delta, check_epsilon, check_positive_int
 from ..exceptions import PrivacyParameterError
 from . import _pld, _rdp
-from .composition import _optimal_epsilon
+from .composition import _EXP_MAX, _optimal_epsilon
 from .events import ApproxDP, BoundedRange, DiscreteLaplace, Gaussian, Laplace, PrivacyEvent, PureDP
 
 __all__ = ["Accounting", "account", "epsilon_of"]
@@ -82,6 +82,13 @@ def _pair(item):
             f"Expected a privacy event from skdp.accounting, got {type(event).__name__}."
         )
     return event, _check_count(count)
+
+
+
+def _expm1_or_inf(x: float) -> float:
+    """e^x − 1, or ∞ where it overflows a float (x > 709.78): advanced composition's
+    drift is then unbounded, so basic composition (its ``min`` partner) is the bound."""
+    return math.expm1(x) if x <= _EXP_MAX else math.inf
 
 
 class Accounting:
@@ -147,8 +154,9 @@ class Accounting:
         if slack <= 0:
             return basic
         groups = self._groups.items()
-        drift = math.fsum(count * e.epsilon * math.expm1(e.epsilon) for e, count in groups)
-        spread = math.fsum(count * e.epsilon**2 for e, count in groups)
+        drift = math.fsum(count * e.epsilon * _expm1_or_inf(e.epsilon) for e, count in groups)
+        # ε·ε, not ε**2: float ** raises OverflowError at ε = 1e300 where * gives ∞.
+        spread = math.fsum(count * e.epsilon * e.epsilon for e, count in groups)
         return min(basic, drift + math.sqrt(2.0 * math.log(1.0 / slack) * spread))
 
     def _exact_homogeneous(self, delta):

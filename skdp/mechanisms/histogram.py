@@ -139,6 +139,10 @@ def truncated_discrete_laplace_edge_mass(scale: float, bound: int) -> float:
 def _truncation_bound(scale, delta):
     """Smallest integer A ≥ 0 with 2·p^A/N_A ≤ δ (with a tiny relative safety margin)."""
     p = _dlap_p(scale)
+    if p == 0.0:
+        # e^(−1/scale) underflowed (ε in the thousands): the noise is 0 with probability 1
+        # up to float precision, and P[|Z| ≥ 1] = 0 ≤ δ at A = 1 (log p would be −∞ below).
+        return 1
     target = delta * (1.0 - _REL_MARGIN)
     # p^A/N_A ≈ p^A (1 − p)/(1 + p) for large A: start a little below that estimate.
     guess = math.log(target * (1.0 + p) / (2.0 * (1.0 - p))) / math.log(p)
