@@ -128,6 +128,33 @@ def test_lift_histogram_weight(monkeypatch, max_rules, weight):
     assert account(release_events(clf.step_epsilon_, k + 1, weight)).epsilon(0) <= rest + 1e-9
 
 
+@pytest.mark.filterwarnings("ignore:.*too few for a rule list:UserWarning")
+def test_short_two_class_lists_switch_to_the_net_score():
+    """rule_score="auto" with bounds: lift, unless the automatic length allows at most
+    two rules on two classes (then net, from the released count); an explicit score,
+    a fixed max_rules, a long list or three classes keep lift."""
+    X, y = planted(n=6000, d=12, seed=1)
+
+    def fit(n, **kw):
+        params = {"epsilon": 1.0, "bounds": (0, 1), "random_state": 0, **kw}
+        params.setdefault("classes", [0, 1])
+        return DPDecisionListClassifier(**params).fit(X[:n], y[:n])
+
+    short = fit(200)
+    assert len(short.rules_) <= 2 and short.rule_score_ == "net"
+    assert fit(200, rule_score="lift").rule_score_ == "lift"
+    assert fit(200, max_rules=2).rule_score_ == "lift"
+    assert fit(6000).rule_score_ == "lift" and len(fit(6000).rules_) > 2
+    y3 = np.where(X[:200, 1] == 1, 2, y[:200])
+    three = DPDecisionListClassifier(epsilon=1.0, bounds=(0, 1), classes=[0, 1, 2],
+                                     random_state=0).fit(X[:200], y3)
+    assert three.rule_score_ == "lift"
+    # the net release's plan: basic composition with the histogram at ε̂/2
+    basic = fit(200, accounting="basic")
+    k = len(basic.rules_)
+    assert basic.step_epsilon_ == pytest.approx(1.0 * (1 - COUNT_SHARE) / (k + 0.5))
+
+
 def test_automatic_length_accounting():
     """The count pays ε·COUNT_SHARE, the list the rest: (ε, δ) in all (basic composition)."""
     X, y = planted()

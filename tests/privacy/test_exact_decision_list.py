@@ -41,11 +41,11 @@ from skdp.decision_list import DPDecisionListClassifier, _private
 SHARP = sharp_pair(30)
 
 
-def _real_pair():
+def _real_pair(pair=SHARP):
     """The sharp pair as raw values over a public grid (issue 27): D′'s extra row has
     NaN where the sharp row has its 1s, so the "x_j is missing" literals of features
     0..29 fire on it alone (and "x_j > 0.5" on D's four label-0 rows)."""
-    (X0, y0), (X1, y1) = SHARP
+    (X0, y0), (X1, y1) = pair
     X1 = X1.astype(float)
     X1[-1, :-1] = np.nan
     return (X0.astype(float), y0), (X1, y1)
@@ -66,6 +66,10 @@ CASES = {
     "thresholds-net": (_real_pair(), {"cuts": [0.5], "rule_score": "net",
                                       "error_weight": 9.0}, (2.0, 0.0)),
     "auto-length": (SHARP, {"max_rules": None, "error_weight": 9.0}, (2.0, 0.0)),
+    # rule_score="auto" with bounds: a two-class list the count allows ≤ 2 rules runs
+    # the net score, not lift (``_short_list_score``; 3 features keep it fast)
+    "thresholds-auto-length-net": (_real_pair(sharp_pair(3)),
+                                   {"cuts": [0.5], "max_rules": None}, (2.0, 0.0)),
 }
 
 
@@ -82,7 +86,8 @@ def test_exact_release_honest_and_twice_epsilon(name):
     honest, eps = exact_case(name, DPDecisionListClassifier)
     twin, _ = exact_case(name, TwiceEpsilon)
     # computed (honest / twin): sharp 1.90 / 3.80, negations 1.50 / 3.12,
-    # tight 1.25 / 3.23 (at δ = 0.05), greedy cover 1.83 / 3.39
+    # tight 1.25 / 3.23 (at δ = 0.05), greedy cover 1.83 / 3.39, thresholds with the
+    # automatic length's net switch 1.71 / 3.58
     assert honest <= eps + 1e-9, honest
     assert twin > eps, twin
 
