@@ -66,7 +66,7 @@ CASES = {
     "thresholds-net": (_real_pair(), {"cuts": [0.5], "rule_score": "net",
                                       "error_weight": 9.0}, (2.0, 0.0)),
     "auto-length": (SHARP, {"max_rules": None, "error_weight": 9.0}, (2.0, 0.0)),
-    # rule_score="auto" with bounds: a two-class list the count allows ≤ 2 rules runs
+    # rule_score="auto" with bounds: a two-class list the count allows ≤ 4 rules runs
     # the net score, not lift (``_short_list_score``; 3 features keep it fast)
     "thresholds-auto-length-net": (_real_pair(sharp_pair(3)),
                                    {"cuts": [0.5], "max_rules": None}, (2.0, 0.0)),
