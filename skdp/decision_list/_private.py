@@ -324,10 +324,12 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
     *Automatic length (``max_rules=None``).* The release first adds discrete Laplace
     noise at ε·0.05 to the per-class rounded sums of the clipped weights (a row moves
     one cell by at most 1: the histogram lemma with one region), then runs the K-rule
-    release above at ε·0.95, K and the net score's λ functions of those released
-    counts and public quantities: basic composition gives ε in all. The δ charged (tight
-    accountant or not) is fixed from the longest list the count could allow (64,
-    public) before any data is read; K only picks ε̂ within that proof.
+    release above at ε·0.95, K, the net score's λ and (``rule_score="auto"`` on two
+    classes) the score itself functions of those released counts and public
+    quantities: basic composition gives ε in all. The δ charged (tight accountant or
+    not) is fixed from the longest list the count could allow (64, public) before any
+    data is read; K and the score only pick ε̂ within that proof (each score's rule
+    steps are ε̂-bounded-range by its own lemma above).
 
     *DP-GreedyCover.* Each score depends only on rows its candidate covers and
     falls by at most 1 when a row is added; the mechanism samples ∝ exp(ε̂·q)
