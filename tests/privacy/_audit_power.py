@@ -273,7 +273,7 @@ def _sampled_estimators():
             lambda: _lb(sa._audit(sa.HalfNoiseAggregate, 1200, 400, 4)),
             "test_subsample_aggregate_audit.py"),
         Row("DP decision list: released (rule × class) counts", proba.EPS_H, 0.0, "sampled",
-            "one added row in the default cell, 6000 fits", lambda: proba_audit(None),
+            "one added row in the default cell, 6000 draws of its noise", lambda: proba_audit(None),
             "half the count noise", lambda: proba_audit(proba._HalfScale),
             "test_decision_list_proba_audit.py"),
         Row("DP-SOA: competitor sparse vector", soa.EPS_SVT, 1e-6, "sampled",
