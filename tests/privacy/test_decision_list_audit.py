@@ -6,11 +6,10 @@ Neighbouring datasets differ by one row (D′ = D plus one row, the relation of
 Bun & Fang's Lemma 18). The output is the whole released list of the estimator's own
 private routine ``_release`` — accounting plan, exponential-mechanism steps, noisy
 counts — on the validated data (``fit`` = validation + this routine, checked below).
-One-rule lists are sampled vectorised through the estimator's own seams
-(:mod:`_one_rule_release`; its trials replayed through ``_release`` give the same
-lists, checked below); the two-rule list runs ``_release`` once per output. Events are
-chosen on a pilot sample by :func:`skdp.audit.audit_mechanism` (Clopper–Pearson,
-α = 1e-6, Bonferroni).
+The lists are sampled vectorised through the estimator's own seams
+(:mod:`_batched_release`: its trials replayed through ``_release`` give the same
+lists, checked below). Events are chosen on a pilot sample by
+:func:`skdp.audit.audit_mechanism` (Clopper–Pearson, α = 1e-6, Bonferroni).
 
 Negative controls the same audit must catch: the greedy argmax list (noise off),
 and a DP list whose (rule × class) counts are released without noise, so its default is
@@ -25,16 +24,15 @@ accountant's ε̂ is basic composition's ε/2).
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _batched_release import check_against_release, release_sampler
 from _decision_list_audit_runs import (
     D0,
     D1,
     NoiselessCounts,
     TwiceEpsilon,
     private_run,
-    private_sampler,
     sharp_pair,
 )
-from _one_rule_release import check_against_release, one_rule_sampler
 
 from skdp.audit import audit_mechanism
 from skdp.decision_list import DPDecisionListClassifier, GreedyDecisionListClassifier
@@ -52,15 +50,15 @@ def _encode(clf):
 
 
 def _private_sampler(clf):
-    if clf.max_rules == 1:
-        return one_rule_sampler(clf, _encode, 2 * PAD + 1)
-    return private_sampler(clf, _encode, 2 * PAD + 1)
+    return release_sampler(clf, _encode, 2 * PAD + 1)
 
 
 def test_batched_sampler_is_the_release():
     """Each trial of the vectorised sampler, its draws injected into ``_release``."""
     cases = [(DPDecisionListClassifier(algorithm="greedy_cover", epsilon=2.0, delta=0.05,
                                        max_rules=1, accounting="tight"), (D0, D1)),
+             (DPDecisionListClassifier(algorithm="greedy_cover", epsilon=4.0, delta=0.05,
+                                       max_rules=2, accounting="emcover"), (D0, D1)),
              (NoiselessCounts(algorithm="greedy_cover", epsilon=2.0, delta=0.0, max_rules=1,
                               accounting="basic"), (D0, D1)),
              (TwiceEpsilon(algorithm="greedy_cover", epsilon=2.0, delta=1e-6, max_rules=1,
@@ -141,7 +139,7 @@ def _sharp_event(out):
 
 
 # The sharp pair needs 12k-20k releases each: about 90 CPU s as whole fits, ~3 s with the
-# vectorised one-rule sampler, so both run in the fast suite.
+# vectorised sampler, so both run in the fast suite.
 def test_tight_decision_list_sharp_audit():
     d0, d1 = _sharp_pair()
     clf = DPDecisionListClassifier(algorithm="greedy_cover", epsilon=2.0, delta=1e-6,

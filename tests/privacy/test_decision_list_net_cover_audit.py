@@ -2,10 +2,10 @@
 
 D′ = D plus one row. The output is the whole released list of the estimator's own
 private routine ``_release`` (plan, the rule step, noisy counts) on validated data — the
-routine ``fit`` runs (checked below). The lists have one rule, so the sampler draws the
-release's randomness vectorised through the estimator's own seams
-(:mod:`_one_rule_release`: one rule-step draw per trial, each rule's histogram noise in
-one call); its trials replayed through ``_release`` give the same lists (checked below).
+routine ``fit`` runs (checked below). The sampler draws the release's randomness
+vectorised through the estimator's own seams (:mod:`_batched_release`: one rule-step
+draw per trial, each rule's histogram noise in one call); its trials replayed through
+``_release`` give the same lists (checked below).
 
 Two pairs:
 
@@ -25,6 +25,7 @@ the remaining rows).
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _batched_release import check_against_release, release_sampler
 from _decision_list_audit_runs import (
     D0,
     D1,
@@ -32,7 +33,6 @@ from _decision_list_audit_runs import (
     private_run,
     sharp_pair,
 )
-from _one_rule_release import check_against_release, one_rule_sampler
 
 from skdp.audit import audit_mechanism
 from skdp.decision_list import DPDecisionListClassifier
@@ -46,7 +46,7 @@ def _encode(clf):
 
 
 def _sampler(clf):
-    return one_rule_sampler(clf, _encode, 4)
+    return release_sampler(clf, _encode, 4)
 
 
 class _UnitSensitivity(DPDecisionListClassifier):
