@@ -91,6 +91,9 @@ def _draw(clf, encode, width, data, n, rng):
     """n trials: (rules drawn, noisy counts, encoded output) of each."""
     Xc, y, w = _data(data)
     clf.classes_ = np.array([0, 1])
+    # what the law above assumes: 0/1 features (greedy_cover + _set_list) and a length
+    # fixed by the plan (no noisy row count drawn before the rule steps)
+    assert not clf._real_valued() and not clf._auto_length()
     outs = np.empty((n, width), dtype=np.int64)
     paths, noisy_of = [None] * n, [None] * n
 
