@@ -3,7 +3,8 @@
 :class:`~skdp.decision_list.DPDecisionListClassifier` with ``algorithm="net_cover"`` (the
 default) runs the greedy cover of :mod:`._greedy_cover` for exactly K rules, each
 chosen by the exponential mechanism, then releases the noisy (rule × class) counts of
-:mod:`._frequencies` (ε̂/2-DP; they label the rows no rule covers):
+:mod:`._frequencies` (w·ε̂-DP, w = 1/2, or 1 under the lift score with K ≥ 5 rules;
+they label the rows no rule covers):
 
 * a rule step samples (ℓ, b) — ℓ a literal x_f (or ¬x_f with ``negations``) of a
   feature not used yet, b a label — ∝ exp(η·q(ℓ, b)) with
@@ -16,9 +17,10 @@ steps, K + 1 with the counts, is fixed before the data is seen.
 **Lemma.** Fix the earlier selections. For neighbouring datasets D′ = D ∪ {z}, each
 rule step is ε̂-bounded-range (hence ε̂-DP); the release is therefore (ε, δ)-DP for
 any (ε, δ) the tight accountant certifies for K adaptively chosen ε̂-bounded-range
-mechanisms and the ε̂/2 counts (``PlanItem(BoundedRange, K)``,
-``PlanItem(DiscreteLaplace, 1, 1/2)``), and (ε, 0)-DP for ε̂ = ε/(K + 1/2) (basic
-composition).
+mechanisms and the w·ε̂ counts (``PlanItem(BoundedRange, K)``,
+``PlanItem(DiscreteLaplace, 1, w)``), and (ε, 0)-DP for ε̂ = ε/(K + w) (basic
+composition). w is a function of the parameters and K (public, or chosen from the
+released row count below), so it is fixed before the rule steps run.
 
 *Proof.* The remaining rows are the rows no earlier rule fires on; the earlier rules
 are the same under D and D′, so the remaining set of D′ is that of D, plus z if no

@@ -8,7 +8,7 @@ from scipy.stats import chisquare
 
 from skdp import PrivacyBudget
 from skdp.accounting import account
-from skdp.decision_list import DPDecisionListClassifier, GreedyDecisionListClassifier
+from skdp.decision_list import DPDecisionListClassifier, GreedyDecisionListClassifier, _frequencies
 from skdp.decision_list._accounting import release_events
 from skdp.decision_list._greedy_cover import greedy_cover, predict_codes
 from skdp.decision_list._net_cover import COUNT_SHARE, auto_n_rules, net_selector
@@ -102,6 +102,57 @@ def test_net_cover_accounting():
                                        classes=[0, 1], random_state=0).fit(X, y)
         assert clf.accounting_ == "basic" and clf.step_epsilon_ == pytest.approx(4.0 / 8.5)
         assert clf.privacy_spent_ == (4.0, 0.0)
+
+
+@pytest.mark.parametrize("max_rules, weight", [(4, 0.5), (5, 1.0), (None, 1.0)])
+def test_lift_histogram_weight(monkeypatch, max_rules, weight):
+    """Under the lift score a list of K ≥ 5 rules releases its counts at ε̂ (w = 1) and
+    ε̂ is calibrated for it (basic: ε/(K + 1)); shorter lists keep ε̂/2. The noise draw
+    is recorded at the module attribute the release calls."""
+    drawn = []
+    draw = _frequencies.geometric_mechanism
+
+    def record(rows, epsilon, *args, **kwargs):
+        drawn.append(epsilon)
+        return draw(rows, epsilon, *args, **kwargs)
+
+    monkeypatch.setattr(_frequencies, "geometric_mechanism", record)
+    X, y = planted()
+    clf = DPDecisionListClassifier(epsilon=4.0, max_rules=max_rules, accounting="basic",
+                                   bounds=(0, 1), classes=[0, 1], random_state=0).fit(X, y)
+    k = len(clf.rules_)
+    rest = 4.0 * (1 - COUNT_SHARE) if max_rules is None else 4.0
+    assert k >= 5 or weight == 0.5
+    assert clf.step_epsilon_ == pytest.approx(rest / (k + weight))
+    assert drawn[-1] == pytest.approx(weight * clf.step_epsilon_)
+    assert account(release_events(clf.step_epsilon_, k + 1, weight)).epsilon(0) <= rest + 1e-9
+
+
+@pytest.mark.filterwarnings("ignore:.*too few for a rule list:UserWarning")
+def test_short_two_class_lists_switch_to_the_net_score():
+    """rule_score="auto" with bounds: lift, unless the automatic length allows at most
+    four rules on two classes (then net, from the released count); an explicit score,
+    a fixed max_rules, a long list or three classes keep lift."""
+    X, y = planted(n=6000, d=12, seed=1)
+
+    def fit(n, **kw):
+        params = {"epsilon": 1.0, "bounds": (0, 1), "random_state": 0, **kw}
+        params.setdefault("classes", [0, 1])
+        return DPDecisionListClassifier(**params).fit(X[:n], y[:n])
+
+    short = fit(200)
+    assert len(short.rules_) <= 4 and short.rule_score_ == "net"
+    assert fit(200, rule_score="lift").rule_score_ == "lift"
+    assert fit(200, max_rules=2).rule_score_ == "lift"
+    assert fit(6000).rule_score_ == "lift" and len(fit(6000).rules_) > 4
+    y3 = np.where(X[:200, 1] == 1, 2, y[:200])
+    three = DPDecisionListClassifier(epsilon=1.0, bounds=(0, 1), classes=[0, 1, 2],
+                                     random_state=0).fit(X[:200], y3)
+    assert three.rule_score_ == "lift"
+    # the net release's plan: basic composition with the histogram at ε̂/2
+    basic = fit(200, accounting="basic")
+    k = len(basic.rules_)
+    assert basic.step_epsilon_ == pytest.approx(1.0 * (1 - COUNT_SHARE) / (k + 0.5))
 
 
 def test_automatic_length_accounting():

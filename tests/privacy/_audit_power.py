@@ -11,8 +11,10 @@ seeds); exact values are the pair's exact ε at the claimed δ
 ``twin`` and have ``twin_value`` ``None``.
 """
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -195,6 +197,50 @@ def _exact_online():
     ]
 
 
+def _exact_streams():
+    # their audits import tests/_stream_recording.py: put tests/ on the path as pytest
+    # does (benchmarks/audit_power.py only adds tests/privacy)
+    tests_dir = str(Path(__file__).resolve().parent.parent)
+    if tests_dir not in sys.path:
+        sys.path.append(tests_dir)
+    import test_continual_release_audit as cr
+    import test_continual_release_guard_audit as guard
+
+    from skdp.streams import ContinualReleaseClassifier
+
+    share = 0.5  # the guard's share g of ε in the rows below (the tests also run g = 0.1)
+    cr_file, guard_file = "test_continual_release_audit.py", "test_continual_release_guard_audit.py"
+    return [
+        Row("ContinualReleaseClassifier: rows routed to releases (doubling)", cr.EPSILON,
+            0.0, "exact", "7 calls of 4 rows, one added positive in call 2; 3 released counts",
+            lambda: cr._exact_epsilon(ContinualReleaseClassifier)[0],
+            "each release refits on every row so far (a row in 2 releases)",
+            lambda: cr._exact_epsilon(cr.Cumulative)[0], cr_file),
+        Row("ContinualReleaseClassifier guard: checks (combine = latest, K = 1)",
+            share * guard.EPSILON, 0.0, "exact",
+            "one added mispredicted positive in call 2; 6 checks' K + C noisy counts",
+            lambda: guard._audit(guard.RecordingGuard, "latest", share)[0],
+            "check noise for K, not K + 1 (class counts forgotten)",
+            lambda: guard._audit(guard.ForgetsClassCounts, "latest", share)[0], guard_file),
+        Row("ContinualReleaseClassifier guard: whole stream (combine = recent, K = 2)",
+            guard.EPSILON, 0.0, "exact", "as above, checks and 3 releases",
+            lambda: guard._audit(guard.RecordingGuard, "recent", share)[1],
+            "check noise for K, not K + 1 (1.5× on the checks)",
+            lambda: guard._audit(guard.ForgetsClassCounts, "recent", share)[1], guard_file),
+        Row("DP decision list partial_fit guard: checks (K = 1)", share * guard.EPSILON,
+            0.0, "exact", "3 calls of 40 rows, one added mispredicted row in call 2",
+            lambda: guard._list_audit(guard.RecordingGuard, share)[0],
+            "check noise for K, not K + 1 (class counts forgotten)",
+            lambda: guard._list_audit(guard.ForgetsClassCounts, share)[0], guard_file),
+        Row("DP decision list partial_fit guard: check + release of a checked row",
+            guard.EPSILON, 0.0, "exact", "as above: the check's exact ε + the release's ε",
+            lambda: sum(guard._list_audit(guard.RecordingGuard, share)),
+            "checked rows released at the full ε (the check taken as free)",
+            lambda: sum(guard._list_audit(guard.RecordingGuard, share,
+                                          guard.ReleasesAtFullEpsilon)), guard_file),
+    ]
+
+
 def _sampled_mechanisms():
     import test_binary_tree_audit as tree
     import test_histogram_audit as hist
@@ -273,7 +319,7 @@ def _sampled_estimators():
             lambda: _lb(sa._audit(sa.HalfNoiseAggregate, 1200, 400, 4)),
             "test_subsample_aggregate_audit.py"),
         Row("DP decision list: released (rule × class) counts", proba.EPS_H, 0.0, "sampled",
-            "one added row in the default cell, 6000 fits", lambda: proba_audit(None),
+            "one added row in the default cell, 6000 draws of its noise", lambda: proba_audit(None),
             "half the count noise", lambda: proba_audit(proba._HalfScale),
             "test_decision_list_proba_audit.py"),
         Row("DP-SOA: competitor sparse vector", soa.EPS_SVT, 1e-6, "sampled",
@@ -292,7 +338,7 @@ def rows(include_sampled=True):
     """Every row of the table (the exact ones first: they take seconds)."""
     out = (_exact_thresholds() + _exact_challenge_bt() + _exact_predictor()
            + _exact_decision_lists()
-           + _exact_online())
+           + _exact_online() + _exact_streams())
     if include_sampled:
         out += _sampled_mechanisms() + _sampled_estimators()
     return out + NOT_YET

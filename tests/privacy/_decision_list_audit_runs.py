@@ -76,6 +76,14 @@ class TwiceEpsilon(DPDecisionListClassifier):
         return super()._plan(2.0 * epsilon, delta, n_features)
 
 
+class CountsAtFullStep(DPDecisionListClassifier):
+    """Broken: plans the histogram at w·ε̂ (the weight the plan was calibrated for) but
+    draws it at ε̂ — the lift score's full-weight histogram without its accounting."""
+
+    def _release_counts(self, counts, unit, step_epsilon, rng):
+        return super()._release_counts(counts, unit, self.step_epsilon_, rng)
+
+
 def lift_pair(n=600, m=40):
     """Sharp for the lift score: D has n rows labelled 0, feature 0 fires on m of them;
     D′ adds a row labelled 1 on which it fires. Label 1's rate is 0 in D, so the rule

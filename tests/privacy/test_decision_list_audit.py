@@ -3,10 +3,12 @@
 The default net cover has its own audit: test_decision_list_net_cover_audit.py.
 
 Neighbouring datasets differ by one row (D′ = D plus one row, the relation of
-Bun & Fang's Lemma 18). The sampler runs the estimator's own private routine
-``_release`` — accounting plan, exponential-mechanism steps, noisy counts —
-on the validated data (``fit`` = validation + this routine, checked below), and the
-output is the whole released list. Events are chosen on a pilot sample by
+Bun & Fang's Lemma 18). The output is the whole released list of the estimator's own
+private routine ``_release`` — accounting plan, exponential-mechanism steps, noisy
+counts — on the validated data (``fit`` = validation + this routine, checked below).
+The lists are sampled vectorised through the estimator's own seams
+(:mod:`_batched_release`: its trials replayed through ``_release`` give the same
+lists, checked below). Events are chosen on a pilot sample by
 :func:`skdp.audit.audit_mechanism` (Clopper–Pearson, α = 1e-6, Bonferroni).
 
 Negative controls the same audit must catch: the greedy argmax list (noise off),
@@ -22,13 +24,13 @@ accountant's ε̂ is basic composition's ε/2).
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _batched_release import check_against_release, release_sampler
 from _decision_list_audit_runs import (
     D0,
     D1,
     NoiselessCounts,
     TwiceEpsilon,
     private_run,
-    private_sampler,
     sharp_pair,
 )
 
@@ -48,7 +50,22 @@ def _encode(clf):
 
 
 def _private_sampler(clf):
-    return private_sampler(clf, _encode, 2 * PAD + 1)
+    return release_sampler(clf, _encode, 2 * PAD + 1)
+
+
+def test_batched_sampler_is_the_release():
+    """Each trial of the vectorised sampler, its draws injected into ``_release``."""
+    cases = [(DPDecisionListClassifier(algorithm="greedy_cover", epsilon=2.0, delta=0.05,
+                                       max_rules=1, accounting="tight"), (D0, D1)),
+             (DPDecisionListClassifier(algorithm="greedy_cover", epsilon=4.0, delta=0.05,
+                                       max_rules=2, accounting="emcover"), (D0, D1)),
+             (NoiselessCounts(algorithm="greedy_cover", epsilon=2.0, delta=0.0, max_rules=1,
+                              accounting="basic"), (D0, D1)),
+             (TwiceEpsilon(algorithm="greedy_cover", epsilon=2.0, delta=1e-6, max_rules=1,
+                           accounting="tight"), _sharp_pair())]
+    for clf, pair in cases:
+        for data in pair:
+            check_against_release(clf, _encode, 2 * PAD + 1, data)
 
 
 def _greedy_sampler(data, n, rng):
@@ -121,10 +138,8 @@ def _sharp_event(out):
     return (out[:, 0] == SHARP_FEATURES) & (out[:, -1] == 1)
 
 
-# The sharp pair needs 12k-20k samples of a whole fit each (about 90 s for the pair on one
-# core): with the slow sweeps. The fast suite keeps greedy_cover's audits above and
-# their two broken twins; the default algorithm (net cover) has its own sharp pair.
-@pytest.mark.slow
+# The sharp pair needs 12k-20k releases each: about 90 CPU s as whole fits, ~3 s with the
+# vectorised sampler, so both run in the fast suite.
 def test_tight_decision_list_sharp_audit():
     d0, d1 = _sharp_pair()
     clf = DPDecisionListClassifier(algorithm="greedy_cover", epsilon=2.0, delta=1e-6,
@@ -138,7 +153,6 @@ def test_tight_decision_list_sharp_audit():
     assert result.epsilon_lower_bound <= 2.0, result
 
 
-@pytest.mark.slow
 def test_negative_control_calibrated_for_twice_epsilon():
     d0, d1 = _sharp_pair()
     clf = TwiceEpsilon(algorithm="greedy_cover", epsilon=2.0, delta=1e-6, max_rules=1,

@@ -1,8 +1,11 @@
 """Privacy audit of the default DP decision list, the net cover, on neighbouring datasets.
 
-D′ = D plus one row. The sampler runs the estimator's own private routine
-``_release`` (plan, K rule steps, noisy counts) on validated data — the
-routine ``fit`` runs (checked below) — and the output is the whole released list.
+D′ = D plus one row. The output is the whole released list of the estimator's own
+private routine ``_release`` (plan, the rule step, noisy counts) on validated data — the
+routine ``fit`` runs (checked below). The sampler draws the release's randomness
+vectorised through the estimator's own seams (:mod:`_batched_release`: one rule-step
+draw per trial, each rule's histogram noise in one call); its trials replayed through
+``_release`` give the same lists (checked below).
 
 Two pairs:
 
@@ -22,12 +25,12 @@ the remaining rows).
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _batched_release import check_against_release, release_sampler
 from _decision_list_audit_runs import (
     D0,
     D1,
     NoiselessCounts,
     private_run,
-    private_sampler,
     sharp_pair,
 )
 
@@ -43,7 +46,7 @@ def _encode(clf):
 
 
 def _sampler(clf):
-    return private_sampler(clf, _encode, 4)
+    return release_sampler(clf, _encode, 4)
 
 
 class _UnitSensitivity(DPDecisionListClassifier):
@@ -65,6 +68,18 @@ def test_private_run_is_fit():
     clf2.classes_ = np.array([0, 1])
     private_run(clf2, sp.csr_matrix(D1[0]), D1[1], np.random.default_rng(7))
     np.testing.assert_array_equal(fitted, _encode(clf2))
+
+
+def test_batched_sampler_is_the_release():
+    """Each trial of the vectorised sampler, its draws injected into ``_release``."""
+    for clf in (DPDecisionListClassifier(epsilon=2.0, delta=0.05, max_rules=1,
+                                         negations=True, accounting="tight"),
+                NoiselessCounts(epsilon=2.0, delta=0.0, max_rules=1)):
+        for data in (D0, D1):
+            check_against_release(clf, _encode, 4, data)
+    for data in _sharp_pair():
+        check_against_release(_UnitSensitivity(epsilon=2.0, delta=0.0, max_rules=1,
+                                               error_weight=LAMBDA), _encode, 4, data)
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,13 @@ and the row only reaches the default region's count of label 1; that count is 2 
 output's distribution is therefore ε_h-DP by the lemma alone, and the audit holds the
 estimator to ε_h (not just to the release's total ε).
 
+Because that cell's exact count does not depend on the rule, the output is the count
+plus one draw of the estimator's histogram noise. The sampler (:func:`_sampler`) runs the
+estimator's release routine a few times, reads the exact counts it hands to its own
+``_release_counts`` (checking the cell is the same whichever rule was drawn), then draws
+all n outputs in ONE call of that same ``_release_counts`` — the estimator's (or the
+twin's) noise, vectorised. Same output law as n whole fits, ~100× less CPU.
+
 Broken twins the same audits catch: counts released without noise, noise of half the
 scale (sensitivity taken as 1/2), and weights not clipped to [0, 1] (a weight-5 row
 moves its cell by 5).
@@ -20,7 +27,8 @@ moves its cell by 5).
 
 import numpy as np
 import pytest
-from _decision_list_audit_runs import D0, D1, NoiselessCounts, private_sampler
+import scipy.sparse as sp
+from _decision_list_audit_runs import D0, D1, NoiselessCounts, private_run, private_sampler
 
 from skdp.audit import audit_mechanism
 from skdp.decision_list import DPDecisionListClassifier
@@ -45,8 +53,40 @@ def _encode(clf):
     return np.array([clf.rule_class_counts_[-1, 1]], dtype=np.int64)
 
 
-def _sampler(clf):
+def _whole_fit_sampler(clf):
     return private_sampler(clf, _encode, 1)
+
+
+RELEASES_CHECKED = 30  # whole releases per sample call whose default cell is compared
+
+
+def _sampler(clf):
+    """n outputs: the default cell's exact count (from the estimator's own release),
+    plus the estimator's ``_release_counts`` noise, drawn for all n in one call."""
+
+    def sample(data, n, rng):
+        X, y = data[:2]
+        w = data[2] if len(data) > 2 else None
+        seen = []
+        noise = clf._release_counts  # bound: the estimator's or the twin's
+
+        def record(counts, unit, step_epsilon, rng_):
+            seen.append((counts[-1, 1], unit, step_epsilon))
+            return noise(counts, unit, step_epsilon, rng_)
+
+        clf.classes_ = np.array([0, 1])
+        clf._release_counts = record
+        try:
+            for _ in range(RELEASES_CHECKED):  # real releases: rules drawn with real noise
+                private_run(clf, sp.csr_matrix(X), y, rng, w)
+        finally:
+            del clf._release_counts
+        # the pair's property, on every rule these releases drew: one exact cell value
+        assert len(set(seen)) == 1, seen
+        cell, unit, step_epsilon = seen[0]
+        return noise(np.full((n, 1), cell, dtype=np.int64), unit, step_epsilon, rng)
+
+    return sample
 
 
 def _clf(cls=DPDecisionListClassifier):
@@ -72,7 +112,7 @@ class _Unclipped(DPDecisionListClassifier):
 
 def test_the_pair_reaches_only_the_default_cell():
     for data, expected in ((D0, 2), (D1, 3), (D0W, 2), (D1W, 3)):
-        out = _sampler(NoiselessCounts(epsilon=EPSILON, delta=0.0, max_rules=1))(
+        out = _whole_fit_sampler(NoiselessCounts(epsilon=EPSILON, delta=0.0, max_rules=1))(
             data, 20, np.random.default_rng(0))
         assert np.all(out[:, 0] == expected)
 

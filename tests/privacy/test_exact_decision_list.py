@@ -19,11 +19,14 @@ exact value to the code that picks K, so it models K as fixed: true on these pai
 own dependence on the count, which is post-processing of the released count.
 """
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from _decision_list_audit_runs import (
     D0,
     D1,
+    CountsAtFullStep,
     LiftUnitWidth,
     TwiceEpsilon,
     lift_pair,
@@ -33,16 +36,16 @@ from _decision_list_audit_runs import (
 from _exact_decision_list import _leaves, exact_release_epsilon
 from scipy.stats import binomtest
 
-from skdp.decision_list import DPDecisionListClassifier
+from skdp.decision_list import DPDecisionListClassifier, _private
 
 SHARP = sharp_pair(30)
 
 
-def _real_pair():
+def _real_pair(pair=SHARP):
     """The sharp pair as raw values over a public grid (issue 27): D′'s extra row has
     NaN where the sharp row has its 1s, so the "x_j is missing" literals of features
     0..29 fire on it alone (and "x_j > 0.5" on D's four label-0 rows)."""
-    (X0, y0), (X1, y1) = SHARP
+    (X0, y0), (X1, y1) = pair
     X1 = X1.astype(float)
     X1[-1, :-1] = np.nan
     return (X0.astype(float), y0), (X1, y1)
@@ -63,6 +66,10 @@ CASES = {
     "thresholds-net": (_real_pair(), {"cuts": [0.5], "rule_score": "net",
                                       "error_weight": 9.0}, (2.0, 0.0)),
     "auto-length": (SHARP, {"max_rules": None, "error_weight": 9.0}, (2.0, 0.0)),
+    # rule_score="auto" with bounds: a two-class list the count allows ≤ 4 rules runs
+    # the net score, not lift (``_short_list_score``; 3 features keep it fast)
+    "thresholds-auto-length-net": (_real_pair(sharp_pair(3)),
+                                   {"cuts": [0.5], "max_rules": None}, (2.0, 0.0)),
 }
 
 
@@ -79,7 +86,8 @@ def test_exact_release_honest_and_twice_epsilon(name):
     honest, eps = exact_case(name, DPDecisionListClassifier)
     twin, _ = exact_case(name, TwiceEpsilon)
     # computed (honest / twin): sharp 1.90 / 3.80, negations 1.50 / 3.12,
-    # tight 1.25 / 3.23 (at δ = 0.05), greedy cover 1.83 / 3.39
+    # tight 1.25 / 3.23 (at δ = 0.05), greedy cover 1.83 / 3.39, thresholds with the
+    # automatic length's net switch 1.71 / 3.58
     assert honest <= eps + 1e-9, honest
     assert twin > eps, twin
 
@@ -109,3 +117,22 @@ def test_exact_distribution_is_what_the_estimator_samples():
         p_star = sum(np.exp(lp) for path, (lp, rows, _) in leaves.items()
                      if rows[:2].sum() == 0)  # f* covers no row: region 0 is empty
         assert binomtest(hits, outs.shape[0], p_star).pvalue > 1e-6, (hits, p_star)
+
+
+def test_exact_lift_full_weight_histogram():
+    """Lift-score lists of K ≥ ``_LIFT_WEIGHT_MIN_RULES`` rules release their counts at ε̂
+    (w = 1), not ε̂/2, and calibrate ε̂ for it (basic: ε̂ = ε/(K + 1)). No pair is sharp
+    for five rule steps at once (K = 3 on a 5-feature pair leaks 0.57 of 2, and its
+    twice-ε twin 1.19), so the weight is tested where the lift pair is sharp: the
+    threshold lowered to K = 1, the same code path (w is any public function of K).
+    Computed: honest 1.92 ≤ 2 (1.91 at w = 1/2) and its twice-ε twin 3.88;
+    ``CountsAtFullStep`` (plans w = 1/2 at K = 1, draws the counts at ε̂) 2.58 > 2."""
+    eps, params = 2.0, {"delta": 0.0, "max_rules": 1, "rule_score": "lift"}
+    pair = lift_pair()
+    with mock.patch.object(_private, "_LIFT_WEIGHT_MIN_RULES", 1):
+        honest_clf = DPDecisionListClassifier(epsilon=eps, **params)
+        honest = exact_release_epsilon(honest_clf, *pair)
+        assert honest_clf.step_epsilon_ == pytest.approx(eps / 2)  # K + w = 2
+        twice = exact_release_epsilon(TwiceEpsilon(epsilon=eps, **params), *pair)
+    broken = exact_release_epsilon(CountsAtFullStep(epsilon=eps, **params), *pair)
+    assert honest <= eps + 1e-9 < min(twice, broken), (honest, twice, broken)
