@@ -279,9 +279,26 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
 
     # -- prediction -------------------------------------------------------------------
     def _regions(self, X):
+        return self._regions_of(self._predict_rows(X))
+
+    def _predict_rows(self, X):
+        """X checked against the fitted list and in the form :meth:`_regions_of` reads
+        (binary CSR, or float rows with ``bounds``)."""
         check_is_fitted(self)
-        X, _ = self._validate_X(X, reset=False)
-        return self._regions_of(X)
+        return self._validate_X(X, reset=False)[0]
+
+    def _predict_rows_key(self):
+        """What :meth:`_predict_rows` depends on besides X, or None if it may warn (a
+        fitted list with feature names): fitted lists with equal keys read the same
+        validated rows, so a prediction over several of them (a continual release's
+        models) validates X once."""
+        if hasattr(self, "feature_names_in_"):
+            return None
+        return (type(self), self._real_valued(), self.binarize, self.n_features_in_)
+
+    def _proba_of_rows(self, rows):
+        """:meth:`predict_proba` of rows from :meth:`_predict_rows`."""
+        return self._region_proba[self._regions_of(rows)]
 
     def _regions_of(self, X):
         """Each validated row's region: the first rule that fires, else the default."""
@@ -327,8 +344,7 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
         proba : ndarray of shape (n_samples, n_classes)
             In ``classes_`` order; rows sum to 1.
         """
-        region = self._regions(X)
-        return self._region_proba[region]
+        return self._proba_of_rows(self._predict_rows(X))
 
     def predict_log_proba(self, X: ArrayLike) -> np.ndarray:
         """Logarithm of :meth:`predict_proba` (same X; −inf where a frequency is 0)."""
