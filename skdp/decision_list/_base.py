@@ -117,7 +117,8 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
                 return X.tocsr()
             return _binary_csr(np.asarray(X) > t)
         values = X.data if sp.issparse(X) else np.asarray(X)
-        if values.size and not np.all((values == 0) | (values == 1)):
+        if values.size and not (values.max() <= 1 if values.dtype.kind in "bu"  # ≥ 0
+                                else np.all((values == 0) | (values == 1))):
             bad = (values != 0) & (values != 1)
             column = (X.tocoo().col[bad.ravel()].min() if sp.issparse(X)
                       else np.argmax(bad.reshape(-1, X.shape[1]).any(axis=0)))
@@ -132,7 +133,10 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
             X = X.tocsr(copy=True) if X.data.size and not X.data.all() else X.tocsr()
             X.eliminate_zeros()
             return X
-        return _binary_csr(np.asarray(X) != 0)
+        X = np.asarray(X)
+        # 0/1 bytes are already booleans (the binarizer's uint8): no comparison pass
+        return _binary_csr(X.view(bool) if X.dtype.itemsize == 1 and X.dtype.kind in "bu"
+                           else X != 0)
 
     def _validate_block(self, X, y, sample_weight, classes=None, *, partial):
         """Validate one fit/partial_fit block before any state changes.
