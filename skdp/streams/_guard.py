@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from ..mechanisms.laplace import discrete_laplace
 
-__all__ = ["CHECK_INDEX", "ConstantGuard"]
+__all__ = ["CHECK_INDEX", "ConstantGuard", "constant_proba"]
 
 #: Seeded testing mode: check j of a stream draws from index CHECK_INDEX + j of the
 #: stream's key (its releases use 0, 1, …), so checks and releases never share noise.
@@ -31,6 +31,14 @@ CHECK_INDEX = 2**32
 Z_SWITCH = 2.0
 #: Longest window of checks (in calls) the choice looks at: a public constant.
 MAX_WINDOW = 64
+
+
+def constant_proba(n_rows: int, n_classes: int, index: int) -> NDArray[np.float64]:
+    """``predict_proba`` of a constant answer: a point mass on class ``index`` for every
+    row. A function of the guard's released choice only (post-processing)."""
+    out = np.zeros((int(n_rows), int(n_classes)))
+    out[:, index] = 1.0
+    return out
 
 
 def _variance(scale: float) -> float:
@@ -51,23 +59,35 @@ class ConstantGuard:
         K, the model predictors compared (public).
     n_classes : int
         C (public).
+    replace : bool, default=False
+        The neighbouring relation: ``False``, streams that differ by one row added or
+        removed; ``True``, by one row replaced (same length, as DP-Winnow's guarantee).
 
     Notes
     -----
-    A row moves each of its call's K mistake counts by at most 1 and one class count
-    by exactly 1: the released vector has L1 sensitivity K + 1, so noise of scale
-    (K + 1)/ε on every coordinate makes a check ε-DP (discrete Laplace mechanism).
+    A row added or removed moves each of its call's K mistake counts by at most 1 and
+    one class count by exactly 1: the released vector has L1 sensitivity K + 1, so
+    noise of scale (K + 1)/ε on every coordinate makes a check ε-DP (discrete Laplace
+    mechanism). A row replaced moves each mistake count by at most 1 and, when its
+    label changes, two class counts by 1 (one down, one up): L1 sensitivity K + 2.
     """
 
-    def __init__(self, epsilon: float, n_models: int, n_classes: int) -> None:
+    def __init__(self, epsilon: float, n_models: int, n_classes: int, *,
+                 replace: bool = False) -> None:
         self.epsilon = float(epsilon)
         self.n_models, self.n_classes = int(n_models), int(n_classes)
+        self.replace = bool(replace)
         self._noisy: list[NDArray[np.int64]] = []  # released: public
 
     @property
+    def sensitivity(self) -> int:
+        """L1 sensitivity of a check: K + 1 (a row added or removed), K + 2 (replaced)."""
+        return self.n_models + 1 + int(self.replace)
+
+    @property
     def scale(self) -> float:
-        """The noise scale of every coordinate: sensitivity (K + 1) over ε."""
-        return (self.n_models + 1) / self.epsilon
+        """The noise scale of every coordinate: the L1 sensitivity over ε."""
+        return self.sensitivity / self.epsilon
 
     def _noise(self, size: int, rng: np.random.Generator) -> NDArray[np.int64]:
         return np.asarray(discrete_laplace(self.scale, size, rng), dtype=np.int64)
