@@ -50,12 +50,15 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
       redraws w̃. No sparse vector: all of ε goes to the draws and, with an
       intercept, to one noisy label count that warm-starts the learner at a
       privately estimated constant. K = ⌈T/B⌉ is sized to the horizon; B, m, η, M come
-      from public quantities (:mod:`skdp.linear._schedule`). A **guard** computed
+      from public quantities (:mod:`skdp.linear._schedule`). A **learnability guard** computed
       from (ε, δ, ρ, T, d) alone decides whether the learner can learn within T rows;
       if not, ``fit`` warns and the estimator predicts the private constant instead
-      (``constant_fallback_``), spending all of ε on that one count — and, as the
-      stream goes on, on recounts over the public windows of n_c, 2n_c, 4n_c, … rows
-      that follow it (disjoint rows: still ε in all); the latest count predicts.
+      (``constant_fallback_``), spending all of ε (its share, with the stream guard
+      below) on that one count of the first call's rows — and, as the stream goes
+      on, on a recount of each later ``partial_fit`` call's rows (disjoint rows:
+      still ε in all); the newest counts predict, pooled until their rows are 16
+      noise widths (``skdp.linear._scheduled.POOL_Z``): a change of the base rate
+      is followed from the next call on.
     * ``setting="practical"`` / ``"theory"`` (Alg 3): AboveThreshold (threshold L,
       budget ε̂) watches the count of mistakes since the last update; when it fires,
       the first cached mistake updates S and w̃ is redrawn. ``"theory"`` uses the
@@ -73,10 +76,10 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     costs nothing extra in the plan: it shares the count's ε (its rows are disjoint
     from the count's).
 
-    **The guard** (``guard=0.1``, a ``partial_fit`` stream): before each call's rows
-    are learned from (every call but the stream's first), the mistakes the estimator's
-    answer made on them — what ``predict`` gave for them — and the call's two class
-    counts are released with noise at ``guard``·ε (Lemma G below;
+    **The stream guard** (``guard=0.1``, a ``partial_fit`` stream): before each
+    call's rows are learned from (every call but the stream's first), the mistakes
+    the estimator's answer made on them — what ``predict`` gave for them — and the
+    call's two class counts are released with noise at ``guard``·ε (Lemma G below;
     :class:`skdp.streams._guard.ConstantGuard`, shared with
     :class:`~skdp.streams.ContinualReleaseClassifier`). While, on some window of the
     last 1, 2, 4, … ≤ 64 checks, the constant label with the most noisy rows made
@@ -84,10 +87,10 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     estimator answers with that constant (``guard_constant_``); the learner goes on
     learning either way, at ε·(1 − guard). This follows a stream whose base rate
     changes, which the comparison above (one constant, checks on doubling windows)
-    does not: on fair in file order (6,366 rows sorted by the label, chunks of 1,000)
-    the prequential error falls from 0.549 to 0.176 (the best constant in hindsight
-    0.196; ``benchmarks/results/streams.md``). ``fit`` is one call, never checked: it
-    runs unguarded at the full ε.
+    does not: the learner forced to run (``window=256``) on a stream sorted by its
+    label answers 0.2 error with it, 0.57–0.8 without (``tests/linear/
+    test_dp_winnow_guard.py``). ``fit`` is one call, never checked: it runs
+    unguarded at the full ε.
 
     After K updates the learner **stops updating** and keeps predicting with its last
     released weights (``updates_exhausted_``; one
@@ -216,9 +219,7 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     ``benchmarks/results/winnow_map.md``): wherever it runs the learner, its late
     mistake rate and its mistakes relative to the best constant in hindsight are
     given there; the fallback cells stay within a few percent of the best constant
-    (in a ``partial_fit`` stream the count's first 64 rows are predicted before the
-    constant is known; ``fit``, which releases only its final state, counts all its
-    rows).
+    (the first count covers the first call, ``fit``'s every row).
     Decision lists of length r (:class:`OnlineDecisionListClassifier`) have margin
     1, 1/5, 1/13, 1/29 for r = 1, 2, 3, 4: r = 1 learns everywhere above, r = 2
     like ρ = 1/5, r = 3 only at T = 10⁶, ε ≥ 8, r ≥ 4 nowhere on this map.
@@ -248,8 +249,8 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     tight accountant (``accounting="paper"`` in the solver reproduces the paper's
     split). The cap K is enforced, not assumed.
 
-    *Lemma S (scheduled).* Fix the public (T, B, K, m, M, η, ε_c, n_c) (``fit``'s
-    fallback takes n_c = min(T, n), n its public row count). The release
+    *Lemma S (scheduled).* Fix the public (T, B, K, m, M, η, ε_c, n_c) (the
+    fallback takes n_c = min(T, n), n the first call's public row count). The release
     (c̃, w̃₁, …, w̃_K) — c̃ a geometric count of positive labels among the first n_c
     rows, w̃_k the m draws at the end of window k — is the adaptive composition of
     one ε_c-DP mechanism and mK mechanisms that are each 4η-bounded-range; it is
@@ -272,8 +273,9 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     has log-likelihood ratio η(S_j − S′_j) − log(Z/Z′), whose range over j is ≤ 4η:
     4η-bounded-range (Durfee & Rogers 2019). (3) After K windows nothing more is
     drawn (enforced), and with the guard's fallback only counts are released
-    (ε_c = ε): the first over rows 1…n_c, then recounts over rows
-    n_c·2^{j−1} < t ≤ n_c·2^j (public windows); each row lies in one of them, so given
+    (ε_c = ε, or ε·(1 − guard)): the first over rows 1…n_c, then one recount over
+    each later call's rows (public windows: the calls' ends, the adversary's choice
+    given the prefix); each row lies in one of them, so given
     the prefix only the count holding t* differs (Δ = 1): ε-DP in all by parallel
     composition (audited exactly in ``tests/privacy/test_winnow_comparison_audit.py``,
     whose twin recounts cumulatively and measures 3ε). Adaptive composition of (1)

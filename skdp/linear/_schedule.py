@@ -49,8 +49,8 @@ SAMPLE_FACTOR = 9.0
 #: Smallest window B.
 MIN_WINDOW = 32
 #: Rows whose labels the private constant is estimated from when the learner does not
-#: run: max(CONSTANT_ROWS, CONSTANT_ROWS/ε) — few, because they are predicted before the
-#: constant is known.
+#: run: max(CONSTANT_ROWS, CONSTANT_ROWS/ε) — the solver's public default; the estimator
+#: counts its first call's rows instead (rows are predicted between calls only).
 CONSTANT_ROWS = 64
 #: Share of ε spent on the label count that warm-starts a learner with an intercept.
 COUNT_SHARE = 0.05
