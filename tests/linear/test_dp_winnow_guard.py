@@ -139,3 +139,20 @@ def test_any_share_keeps_the_stream_within_epsilon(guard, epsilon):
     assert p.guard_epsilon == pytest.approx(guard * epsilon)
     assert p.epsilon_spent <= epsilon * (1 + 1e-9)
     assert clf.privacy_spent_.epsilon == pytest.approx(epsilon)
+
+
+def test_the_fallback_pools_small_calls_until_they_outnumber_their_noise():
+    """Calls of 5 rows at ε = 1: one count's noise (sd ≈ 1.36) would flip a 5-row
+    majority often; pooled over the 19 newest calls (5k ≥ 16·1.36·√k) the constant is
+    the stream's (30 % positive: predict 0), and a 1,000-row call stands alone."""
+    rng = np.random.default_rng(2)
+    X = rng.choice([-1.0, 1.0], size=(1500, 3))
+    y = (rng.uniform(size=1500) < 0.3).astype(int)
+    clf = _quiet(epsilon=1.0, n_rounds=4000, random_state=0, guard=None)
+    err = _prequential(clf, X, y, 5)
+    assert clf.constant_fallback_ and clf._constant_rows == 95
+    assert err <= y[5:].mean() + 0.02
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.partial_fit(X[:1000], y[:1000])
+    assert clf._constant_rows == 1000
