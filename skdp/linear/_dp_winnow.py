@@ -299,16 +299,17 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
 
     *Lemma G (the guard).* With ``guard`` = g on a ``partial_fit`` stream the learner
     (every mechanism above: the plan calibrated at ((1 − g)·ε, δ)) and the guard's
-    checks together are (ε, δ)-DP. Check j (call j + 1 of the stream) releases
-    (M_j, N⁻_j, N⁺_j) + Z, Z three independent discrete Laplace draws of scale 3/(g·ε):
-    M_j the mistakes on the call's rows of the answer ``predict`` gave for them (the
-    released weights', or the released constant's while the comparison above prefers
-    it), N± the call's class counts. *Proof.* Let the streams differ in row t*, in
-    call c*. Condition on everything released before check j; the answer is then
-    fixed, and the call's rows (the adversary's choice, a function of that past)
-    agree off t*. So for j ≠ c* − 1 the check's law is identical on both streams, and
-    for the check holding t*, replacing the row moves M by ≤ 1 and, if its label
-    changes, N⁻ and N⁺ by 1 each: L1 sensitivity 3, so the check is g·ε-DP. Which
+    checks together are (ε, δ)-DP. Check j (call j + 1 of the stream, n_j rows)
+    releases (M_j, N⁺_j) + Z, Z two independent discrete Laplace draws of scale
+    2/(g·ε), and n_j − Ñ⁺_j for the first class: M_j the mistakes on the call's rows
+    of the answer ``predict`` gave for them (the released weights', or the released
+    constant's while the comparison above prefers it), N⁺_j the call's count of
+    ``classes_[1]``. *Proof.* Let the streams differ in row t*, in call c*. Condition
+    on everything released before check j; the answer is then fixed, and the call's
+    rows (the adversary's choice, a function of that past, so n_j too) agree off t*.
+    So for j ≠ c* − 1 the check's law is identical on both streams, and for the check
+    holding t*, replacing the row moves M and N⁺ by ≤ 1 each: L1 sensitivity 2, so
+    the check is g·ε-DP (n_j − Ñ⁺_j is post-processing with the public n_j). Which
     calls are checked depends on the call count only (public). Hence all checks
     together are one g·ε-DP mechanism in the adaptive composition (parallel
     composition over disjoint calls), the plan's PureDP(g·ε) item
@@ -317,9 +318,9 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     interleaved adaptive composition moves its privacy loss by at most g·ε: (ε, δ)
     in all. The answer chosen (``guard_constant_``) is a function of the noisy counts:
     post-processing. ∎ Audited exactly in
-    ``tests/privacy/test_winnow_guard_audit.py`` (a twin whose noise forgets the
-    second class count is caught at 1.5·g·ε; one that runs the learner at the full ε
-    spends (1 + g)·ε).
+    ``tests/privacy/test_winnow_guard_audit.py`` (a twin that noises both class
+    counts at the add/remove scale, which a replaced row moves both of, is caught at
+    1.5·g·ε; one that runs the learner at the full ε spends (1 + g)·ε).
 
     Audited in ``tests/privacy/test_winnow_scheduled_audit.py`` with broken twins
     (no cap, η calibrated per window, exact weights, noiseless count).

@@ -61,7 +61,8 @@ class ConstantGuard:
         C (public).
     replace : bool, default=False
         The neighbouring relation: ``False``, streams that differ by one row added or
-        removed; ``True``, by one row replaced (same length, as DP-Winnow's guarantee).
+        removed; ``True``, by one row replaced (same length, as DP-Winnow's guarantee:
+        the call's row count is then public).
 
     Notes
     -----
@@ -69,7 +70,10 @@ class ConstantGuard:
     one class count by exactly 1: the released vector has L1 sensitivity K + 1, so
     noise of scale (K + 1)/ε on every coordinate makes a check ε-DP (discrete Laplace
     mechanism). A row replaced moves each mistake count by at most 1 and, when its
-    label changes, two class counts by 1 (one down, one up): L1 sensitivity K + 2.
+    label changes, two class counts by 1 (one down, one up): L1 sensitivity K + 2 —
+    except with two classes, where only the second class's count gets noise and the
+    first's is released as the call's public row count minus it (post-processing):
+    K + 1 again.
     """
 
     def __init__(self, epsilon: float, n_models: int, n_classes: int, *,
@@ -79,27 +83,42 @@ class ConstantGuard:
         self.replace = bool(replace)
         self._noisy: list[NDArray[np.int64]] = []  # released: public
 
+    def _derived_first_count(self) -> bool:
+        """Replace-one with two classes: the first class's count is derived."""
+        return self.replace and self.n_classes == 2
+
     @property
     def sensitivity(self) -> int:
-        """L1 sensitivity of a check: K + 1 (a row added or removed), K + 2 (replaced)."""
-        return self.n_models + 1 + int(self.replace)
+        """L1 sensitivity of the noised coordinates: K + 1, or K + 2 for a replaced
+        row among more than two classes."""
+        return self.n_models + 1 + int(self.replace and not self._derived_first_count())
 
     @property
     def scale(self) -> float:
-        """The noise scale of every coordinate: the L1 sensitivity over ε."""
+        """The noise scale of every noised coordinate: the L1 sensitivity over ε."""
         return self.sensitivity / self.epsilon
 
     def _noise(self, size: int, rng: np.random.Generator) -> NDArray[np.int64]:
         return np.asarray(discrete_laplace(self.scale, size, rng), dtype=np.int64)
 
+    def _centres(self, mistakes: NDArray[Any], counts: NDArray[Any]) -> NDArray[np.int64]:
+        """The exact values that get noise: the K mistake counts and the C class
+        counts (the second class's only, when the first's is derived)."""
+        counts = np.asarray(counts, dtype=np.int64)
+        if self._derived_first_count():
+            counts = counts[1:]
+        return np.r_[np.asarray(mistakes, dtype=np.int64), counts]
+
     def check(self, mistakes: NDArray[Any], counts: NDArray[Any],
               rng: np.random.Generator) -> None:
         """Release one call's K mistake counts and C class counts with noise."""
-        values = np.r_[np.asarray(mistakes, dtype=np.int64),
-                       np.asarray(counts, dtype=np.int64)]
-        if values.size != self.n_models + self.n_classes:
+        if np.size(mistakes) != self.n_models or np.size(counts) != self.n_classes:
             raise ValueError("ConstantGuard.check: wrong number of counts.")
-        self._noisy.append(values + self._noise(values.size, rng))
+        centres = self._centres(mistakes, counts)
+        noisy = centres + self._noise(centres.size, rng)
+        if self._derived_first_count():
+            noisy = np.r_[noisy[:-1], int(np.sum(counts)) - noisy[-1], noisy[-1]]
+        self._noisy.append(noisy)
 
     @property
     def n_checks(self) -> int:
