@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn import get_config
 from sklearn.utils.validation import _check_sample_weight
 from sklearn.utils.validation import validate_data as _sklearn_validate_data
 
@@ -87,6 +88,9 @@ def validate_data(estimator: Any, X: Any = "no_validation", y: Any = "no_validat
     chained one) could quote the data is replaced by one of the same type that names
     the problem (a column of X, its shape, complex numbers) but no value.
     """
+    fast = _plain_arrays(estimator, X, y, kwargs)
+    if fast is not None:
+        return fast
     name = type(estimator).__name__
     try:
         out = _sklearn_validate_data(estimator, X, y, **kwargs)
@@ -109,6 +113,78 @@ def validate_data(estimator: Any, X: Any = "no_validation", y: Any = "no_validat
             return validate_data(estimator, validated.astype(np.float64), y, **kwargs)
     # raised here, outside the except block, so the original is not even its __context__
     raise error
+
+
+#: ``validate_data`` options :func:`_plain_arrays` handles, with the values it handles
+#: (any value for the first group); any other option goes through scikit-learn.
+#: (options of both check_array and check_X_y; ``y_numeric``/``multi_output`` with y only)
+_FAST_ANY = frozenset({"reset", "accept_sparse", "accept_large_sparse", "ensure_all_finite",
+                       "ensure_min_samples", "ensure_min_features", "dtype"})
+_FAST_DEFAULT = {"order": None, "copy": False, "ensure_2d": True, "allow_nd": False,
+                 "force_writeable": False}
+_FAST_Y_DEFAULT = {"y_numeric": False, "multi_output": False}
+
+
+def _plain_arrays(estimator: Any, X: Any, y: Any, kwargs: dict[str, Any]) -> Any:
+    """scikit-learn's result for plain numeric numpy input that passes every check, or
+    None (then scikit-learn validates: it raises and warns exactly as it would).
+
+    A prediction or a stream's call validates a block of ~1,000 rows in ~0.35 ms through
+    scikit-learn (feature-name detection through narwhals, tags, array-API dispatch) —
+    as much as ``SGDClassifier.partial_fit`` spends on the whole block. Here: a 2-d
+    ``numpy.ndarray`` (not a subclass) of a real dtype kept as it is (``dtype="numeric"``
+    or its own dtype), finite (or NaN-only where NaN is allowed), enough rows and
+    features, the fitted feature count if ``reset=False``, no fitted feature names to
+    warn about; y, if given, a 1-d numeric or string ndarray of the same length, finite.
+    The side effects are scikit-learn's (``n_features_in_`` set and
+    ``feature_names_in_`` removed on ``reset``); the arrays are returned as scikit-learn
+    returns them (X itself; y as a C-contiguous 1-d array). Equality with scikit-learn's
+    path is tested in tests/test_input_fast_path.py.
+    """
+    if type(X) is not np.ndarray or X.ndim != 2 or X.dtype.kind not in "iuf" \
+            or X.dtype.byteorder == ">":
+        return None
+    no_y = isinstance(y, str) and y == "no_validation"
+    defaults = _FAST_DEFAULT if no_y else {**_FAST_DEFAULT, **_FAST_Y_DEFAULT}
+    for key, value in kwargs.items():
+        if key not in _FAST_ANY and (key not in defaults or value is not defaults[key]):
+            return None
+    dtype = kwargs.get("dtype", "numeric")
+    if not ((isinstance(dtype, str) and dtype == "numeric")
+            or (isinstance(dtype, type | np.dtype) and np.dtype(dtype) == X.dtype)):
+        return None
+    if not no_y and (type(y) is not np.ndarray or y.ndim != 1 or y.dtype.kind not in "biufU"
+                     or y.shape[0] != X.shape[0]):
+        return None
+    if X.shape[0] < kwargs.get("ensure_min_samples", 1) \
+            or X.shape[1] < kwargs.get("ensure_min_features", 1):
+        return None
+    reset = kwargs.get("reset", True)
+    if not reset and (hasattr(estimator, "feature_names_in_") or getattr(
+            estimator, "n_features_in_", X.shape[1]) != X.shape[1]):
+        return None
+    config = get_config()
+    if config.get("array_api_dispatch", False):
+        return None
+    finite = kwargs.get("ensure_all_finite", True)
+    if not (finite is True or finite is False
+            or (isinstance(finite, str) and finite == "allow-nan")):
+        return None
+    with np.errstate(over="ignore", invalid="ignore"):  # a sum of finite values may overflow
+        if X.dtype.kind == "f" and not config.get("assume_finite", False):
+            if finite is True and not np.isfinite(X.sum()):
+                return None
+            if finite == "allow-nan" and np.isinf(X).any():
+                return None
+        if not no_y and y.dtype.kind == "f" and not np.isfinite(y.sum()):
+            return None
+    if reset:
+        if hasattr(estimator, "feature_names_in_"):
+            delattr(estimator, "feature_names_in_")
+        estimator.n_features_in_ = X.shape[1]
+    if no_y:
+        return X
+    return X, np.ascontiguousarray(y)
 
 
 def missing_values_error(estimator: Any) -> ValueError:

@@ -227,7 +227,8 @@ class PublicBoundsBinarizer(TransformerMixin, BaseEstimator):
         """Return the uint8 matrix of indicators ``X[:, j] > t``."""
         check_is_fitted(self)
         data: NDArray[Any] = validate_data(self, X, reset=False, ensure_all_finite=True)
-        return (data[:, self._columns] > self._cuts).astype(np.uint8)
+        # the comparison's booleans are bytes 0/1: read as uint8 without another pass
+        return np.greater(data[:, self._columns], self._cuts).view(np.uint8)
 
     def get_feature_names_out(self, input_features: ArrayLike | None = None) -> NDArray[Any]:
         """Names like ``"x3 > 1.5"`` (or ``"<column> > 1.5"`` for named input)."""

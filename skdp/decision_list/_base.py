@@ -117,7 +117,8 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
                 return X.tocsr()
             return _binary_csr(np.asarray(X) > t)
         values = X.data if sp.issparse(X) else np.asarray(X)
-        if values.size and not np.all((values == 0) | (values == 1)):
+        if values.size and not (values.max() <= 1 if values.dtype.kind in "bu"  # ≥ 0
+                                else np.all((values == 0) | (values == 1))):
             bad = (values != 0) & (values != 1)
             column = (X.tocoo().col[bad.ravel()].min() if sp.issparse(X)
                       else np.argmax(bad.reshape(-1, X.shape[1]).any(axis=0)))
@@ -132,7 +133,10 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
             X = X.tocsr(copy=True) if X.data.size and not X.data.all() else X.tocsr()
             X.eliminate_zeros()
             return X
-        return _binary_csr(np.asarray(X) != 0)
+        X = np.asarray(X)
+        # 0/1 bytes are already booleans (the binarizer's uint8): no comparison pass
+        return _binary_csr(X.view(bool) if X.dtype.itemsize == 1 and X.dtype.kind in "bu"
+                           else X != 0)
 
     def _validate_block(self, X, y, sample_weight, classes=None, *, partial):
         """Validate one fit/partial_fit block before any state changes.
@@ -279,9 +283,26 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
 
     # -- prediction -------------------------------------------------------------------
     def _regions(self, X):
+        return self._regions_of(self._predict_rows(X))
+
+    def _predict_rows(self, X):
+        """X checked against the fitted list and in the form :meth:`_regions_of` reads
+        (binary CSR, or float rows with ``bounds``)."""
         check_is_fitted(self)
-        X, _ = self._validate_X(X, reset=False)
-        return self._regions_of(X)
+        return self._validate_X(X, reset=False)[0]
+
+    def _predict_rows_key(self):
+        """What :meth:`_predict_rows` depends on besides X, or None if it may warn (a
+        fitted list with feature names): fitted lists with equal keys read the same
+        validated rows, so a prediction over several of them (a continual release's
+        models) validates X once."""
+        if hasattr(self, "feature_names_in_"):
+            return None
+        return (type(self), self._real_valued(), self.binarize, self.n_features_in_)
+
+    def _proba_of_rows(self, rows):
+        """:meth:`predict_proba` of rows from :meth:`_predict_rows`."""
+        return self._region_proba[self._regions_of(rows)]
 
     def _regions_of(self, X):
         """Each validated row's region: the first rule that fires, else the default."""
@@ -327,8 +348,7 @@ class _DecisionListBase(ClassifierMixin, BaseEstimator):
         proba : ndarray of shape (n_samples, n_classes)
             In ``classes_`` order; rows sum to 1.
         """
-        region = self._regions(X)
-        return self._region_proba[region]
+        return self._proba_of_rows(self._predict_rows(X))
 
     def predict_log_proba(self, X: ArrayLike) -> np.ndarray:
         """Logarithm of :meth:`predict_proba` (same X; −inf where a frequency is 0)."""

@@ -44,10 +44,28 @@ from ._greedy_cover import predict_codes
 __all__ = ["empirical_proba", "region_counts", "region_of", "release_counts",
            "smoothed_proba"]
 
+#: :func:`region_of` densifies X (rows × features) up to this many cells (16 MB as int8):
+#: thresholded numeric features (tens of columns) in blocks of up to 10⁵ rows.
+_DENSE_CELLS = 2**24
+
 
 def region_of(X_csr, features, signs, n_features):
-    """Index of each row's region: its first firing rule, or ``len(features)`` if none."""
+    """Index of each row's region: its first firing rule, or ``len(features)`` if none.
+
+    ``signs[k]`` is 1 if rule k fires where x_f = 1, 0 where x_f = 0 (all 1 if None).
+    ``X_csr`` is the lists' binary CSR (a stored entry is a 1: no explicit zeros).
+    """
     k = len(features)
+    n, d = X_csr.shape
+    if k and n and signs is not None and not np.all(signs) and n * d <= _DENSE_CELLS:
+        # Negated literals on a narrow X (thresholded numeric features): dense columns.
+        # The general path slices and converts X with scipy (~0.6 ms of index checks
+        # per call on 1,000 × 36, as much as the rest of a prediction; a continual
+        # release predicts with up to 8 lists per call); densifying costs ~0.05 ms.
+        has = X_csr.toarray()[:, np.asarray(features, dtype=np.intp)] != 0
+        fires = has == np.asarray(signs, dtype=bool)[None, :]  # (n, K): rule k fires
+        first = np.argmax(fires, axis=1)
+        return np.where(fires[np.arange(n), first], first, k)
     return predict_codes(X_csr, features, np.arange(k), k, n_features, signs)
 
 

@@ -811,6 +811,10 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         kind, index = getattr(self, "_choice", ("model", 0))
         return index if kind == "constant" else None
 
+    def _predict_rows_key(self):
+        # A list answering with the guard's constant predicts through predict_proba.
+        return None if self._constant() is not None else super()._predict_rows_key()
+
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Label of the first rule whose literal holds on each row (else the default),
         or the guard's constant when the stream's check chose it (``guard``).

@@ -158,6 +158,65 @@ def _count_exp_neg_one_successes(n: int, rng: np.random.Generator) -> NDArray[np
     return counts
 
 
+#: :func:`discrete_laplace` draws at most this many values with Python integers
+#: (:func:`_discrete_laplace_short`) instead of numpy arrays.
+_SHORT = 64
+
+
+def _bernoulli_exp_neg_short(numerators: list[int], denominator: int,
+                             rng: np.random.Generator) -> list[bool]:
+    """:func:`_bernoulli_exp_neg` on a short list: the same draws in the same order,
+    the bookkeeping in Python (numpy's per-call overhead is most of a short draw)."""
+    out = [False] * len(numerators)
+    live = list(range(len(numerators)))
+    k = 1
+    while live:
+        draws = rng.integers(0, denominator * k, size=len(live)).tolist()
+        still, still_numerators = [], []
+        for i, numerator, draw in zip(live, numerators, draws, strict=True):
+            if draw < numerator:
+                still.append(i)
+                still_numerators.append(numerator)
+            elif k % 2 == 1:  # stopped at an odd K: 1
+                out[i] = True
+        live, numerators = still, still_numerators
+        k += 1
+    return out
+
+
+def _discrete_laplace_short(t: int, s: int, n: int, rng: np.random.Generator) -> list[int]:
+    """:func:`discrete_laplace`'s loop for n ≤ ``_SHORT`` values: the same rng calls with
+    the same arguments in the same order (so the same draws), on Python integers.
+
+    A guard's check draws 3–5 values per ``partial_fit`` call: the vectorised loop's
+    ~100 small numpy operations cost more than SGD's whole update of 1,000 rows.
+    """
+    out = [0] * n
+    pending = list(range(n))
+    while pending:
+        u = rng.integers(0, t, size=len(pending)).tolist()
+        accept = _bernoulli_exp_neg_short(u, t, rng)  # D ~ Bernoulli(exp(-U/t))
+        idx = [p for p, a in zip(pending, accept, strict=True) if a]
+        u = [x for x, a in zip(u, accept, strict=True) if a]
+        # V: successes of Bernoulli(e^-1) trials, as _count_exp_neg_one_successes
+        v, live = [0] * len(idx), list(range(len(idx)))
+        while live:
+            success = _bernoulli_exp_neg_short([1] * len(live), 1, rng)
+            live = [i for i, ok in zip(live, success, strict=True) if ok]
+            for i in live:
+                v[i] += 1
+        negative = rng.integers(0, 2, size=len(idx)).tolist()
+        rejected = []
+        for i, x, vi, neg in zip(idx, u, v, negative, strict=True):
+            y = (x + t * vi) // s  # X = U + t·V is geometric; Y = floor(X/s)
+            if neg and y == 0:  # (B = 1, Y = 0) is rejected: zero is not counted twice
+                rejected.append(i)
+            else:
+                out[i] = -y if neg else y
+        pending = [p for p, a in zip(pending, accept, strict=True) if not a] + rejected
+    return out
+
+
 def discrete_laplace(scale: float, size: int | tuple[int, ...] | None = None,
                      random_state: RandomStateLike = None) -> int | NDArray[np.int64]:
     """Draw exact discrete Laplace noise: P(Z = z) ∝ exp(-|z| / scale) on the integers.
@@ -185,6 +244,9 @@ def discrete_laplace(scale: float, size: int | tuple[int, ...] | None = None,
     rng = check_generator(random_state)
     shape = _shape(size)
     n = int(np.prod(shape, dtype=np.int64))
+    if n <= _SHORT:
+        short = np.array(_discrete_laplace_short(t, s, n, rng), dtype=np.int64)
+        return int(short[0]) if size is None else short.reshape(shape)
     out = np.empty(n, dtype=np.int64)
     pending = np.arange(n)
     while pending.size:
