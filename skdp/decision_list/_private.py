@@ -15,7 +15,7 @@ from ..accounting import PrivacyBudget
 from ..base import PrivateEstimatorMixin, unchanged_if_unpaid
 from ..exceptions import PrivacyWarning
 from ..streams._blocks import ReleaseBlocks
-from ..streams._guard import CHECK_INDEX, ConstantGuard
+from ..streams._guard import CHECK_INDEX, ConstantGuard, constant_proba
 from ._accounting import (
     ACCOUNTINGS,
     HISTOGRAM_WEIGHT,
@@ -950,9 +950,7 @@ class DPDecisionListClassifier(PrivateEstimatorMixin, _DecisionListBase):
         constant = self._constant()
         if constant is None:
             return proba
-        out = np.zeros_like(proba)
-        out[:, constant] = 1.0
-        return out
+        return constant_proba(proba.shape[0], proba.shape[1], constant)
 
     def _start_blocks(self):
         """The stream's running release (the continual-release schedule of

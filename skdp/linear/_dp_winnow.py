@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 from .._validation import RANDOM_STATE_CONSTRAINT
 from ..accounting import PrivacyBudget
 from ..base import PrivateEstimatorMixin
 from ..mechanisms import exponential_mechanism
-from ._base import MultiplicativeWeightsMixin
+from ..streams._guard import CHECK_INDEX, ConstantGuard, constant_proba
+from ._base import MultiplicativeWeightsMixin, _prediction_errors
 from ._horizon import DEFAULT_STREAM_HORIZON, StreamHorizonMixin
 from ._scheduled import ScheduledUpdatesMixin
 from ._sparse_vector import SparseVectorUpdatesMixin
@@ -47,12 +50,15 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
       redraws w̃. No sparse vector: all of ε goes to the draws and, with an
       intercept, to one noisy label count that warm-starts the learner at a
       privately estimated constant. K = ⌈T/B⌉ is sized to the horizon; B, m, η, M come
-      from public quantities (:mod:`skdp.linear._schedule`). A **guard** computed
+      from public quantities (:mod:`skdp.linear._schedule`). A **learnability guard** computed
       from (ε, δ, ρ, T, d) alone decides whether the learner can learn within T rows;
       if not, ``fit`` warns and the estimator predicts the private constant instead
-      (``constant_fallback_``), spending all of ε on that one count — and, as the
-      stream goes on, on recounts over the public windows of n_c, 2n_c, 4n_c, … rows
-      that follow it (disjoint rows: still ε in all); the latest count predicts.
+      (``constant_fallback_``), spending all of ε (its share, with the stream guard
+      below) on that one count of the first call's rows — and, as the stream goes
+      on, on a recount of each later ``partial_fit`` call's rows (disjoint rows:
+      still ε in all); the newest counts predict, pooled until their rows are 16
+      noise widths (``skdp.linear._scheduled.POOL_Z``): a change of the base rate
+      is followed from the next call on.
     * ``setting="practical"`` / ``"theory"`` (Alg 3): AboveThreshold (threshold L,
       budget ε̂) watches the count of mistakes since the last update; when it fires,
       the first cached mistake updates S and w̃ is redrawn. ``"theory"`` uses the
@@ -69,6 +75,22 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     learning from the mistakes of its released weights either way. The comparison
     costs nothing extra in the plan: it shares the count's ε (its rows are disjoint
     from the count's).
+
+    **The stream guard** (``guard=0.1``, a ``partial_fit`` stream): before each
+    call's rows are learned from (every call but the stream's first), the mistakes
+    the estimator's answer made on them — what ``predict`` gave for them — and the
+    call's two class counts are released with noise at ``guard``·ε (Lemma G below;
+    :class:`skdp.streams._guard.ConstantGuard`, shared with
+    :class:`~skdp.streams.ContinualReleaseClassifier`). While, on some window of the
+    last 1, 2, 4, … ≤ 64 checks, the constant label with the most noisy rows made
+    fewer noisy mistakes than the estimator by more than 2 noise widths, the
+    estimator answers with that constant (``guard_constant_``); the learner goes on
+    learning either way, at ε·(1 − guard). This follows a stream whose base rate
+    changes, which the comparison above (one constant, checks on doubling windows)
+    does not: the learner forced to run (``window=256``) on a stream sorted by its
+    label answers 0.2 error with it, 0.57–0.8 without (``tests/linear/
+    test_dp_winnow_guard.py``). ``fit`` is one call, never checked: it runs
+    unguarded at the full ε.
 
     After K updates the learner **stops updating** and keeps predicting with its last
     released weights (``updates_exhausted_``; one
@@ -109,6 +131,10 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         ``"warn"`` goes on under the same (ε, δ) and warns once that the utility
         guarantee assumed T rows; ``"raise"`` refuses such a block (ValueError,
         nothing spent or changed).
+    guard : float in (0, 1) or None, default=0.1
+        Share g of ε for the guard's private checks of a ``partial_fit`` stream (the
+        learner then runs at ε·(1 − g)); ``None``: no checks. ``fit`` (one call) is
+        never guarded and runs at ε.
     fit_intercept, double_features : bool, default=True
         Constant coordinate and (x, −x) doubling (Bun & Fang §4.3). The scheduled
         setting's label count, warm start and fallback need both.
@@ -162,6 +188,9 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         Recounts of the constant released in the guard's fallback.
     n_checks_ : int
         Private comparisons released so far.
+    guard_constant_ : label or None
+        The label the guard answers with (``predict``, ``decision_function`` ±1,
+        ``predict_proba`` a point mass) instead of the estimator, or None.
     constant_fallback_ : bool
         True when the guard ruled learning out and the estimator predicts the private
         constant (``"scheduled"`` only).
@@ -190,9 +219,7 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     ``benchmarks/results/winnow_map.md``): wherever it runs the learner, its late
     mistake rate and its mistakes relative to the best constant in hindsight are
     given there; the fallback cells stay within a few percent of the best constant
-    (in a ``partial_fit`` stream the count's first 64 rows are predicted before the
-    constant is known; ``fit``, which releases only its final state, counts all its
-    rows).
+    (the first count covers the first call, ``fit``'s every row).
     Decision lists of length r (:class:`OnlineDecisionListClassifier`) have margin
     1, 1/5, 1/13, 1/29 for r = 1, 2, 3, 4: r = 1 learns everywhere above, r = 2
     like ρ = 1/5, r = 3 only at T = 10⁶, ε ≥ 8, r ≥ 4 nowhere on this map.
@@ -222,8 +249,8 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     tight accountant (``accounting="paper"`` in the solver reproduces the paper's
     split). The cap K is enforced, not assumed.
 
-    *Lemma S (scheduled).* Fix the public (T, B, K, m, M, η, ε_c, n_c) (``fit``'s
-    fallback takes n_c = min(T, n), n its public row count). The release
+    *Lemma S (scheduled).* Fix the public (T, B, K, m, M, η, ε_c, n_c) (the
+    fallback takes n_c = min(T, n), n the first call's public row count). The release
     (c̃, w̃₁, …, w̃_K) — c̃ a geometric count of positive labels among the first n_c
     rows, w̃_k the m draws at the end of window k — is the adaptive composition of
     one ε_c-DP mechanism and mK mechanisms that are each 4η-bounded-range; it is
@@ -246,8 +273,9 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     has log-likelihood ratio η(S_j − S′_j) − log(Z/Z′), whose range over j is ≤ 4η:
     4η-bounded-range (Durfee & Rogers 2019). (3) After K windows nothing more is
     drawn (enforced), and with the guard's fallback only counts are released
-    (ε_c = ε): the first over rows 1…n_c, then recounts over rows
-    n_c·2^{j−1} < t ≤ n_c·2^j (public windows); each row lies in one of them, so given
+    (ε_c = ε, or ε·(1 − guard)): the first over rows 1…n_c, then one recount over
+    each later call's rows (public windows: the calls' ends, the adversary's choice
+    given the prefix); each row lies in one of them, so given
     the prefix only the count holding t* differs (Δ = 1): ε-DP in all by parallel
     composition (audited exactly in ``tests/privacy/test_winnow_comparison_audit.py``,
     whose twin recounts cumulatively and measures 3ε). Adaptive composition of (1)
@@ -268,6 +296,31 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     PureDP(ε_c) item pays for them. Predictions are post-processing of (c̃, w̃, D̃). ∎
     Audited exactly in ``tests/privacy/test_winnow_comparison_audit.py`` (its broken
     twin declares sensitivity 1 and measures 2ε_c).
+
+    *Lemma G (the guard).* With ``guard`` = g on a ``partial_fit`` stream the learner
+    (every mechanism above: the plan calibrated at ((1 − g)·ε, δ)) and the guard's
+    checks together are (ε, δ)-DP. Check j (call j + 1 of the stream, n_j rows)
+    releases (M_j, N⁺_j) + Z, Z two independent discrete Laplace draws of scale
+    2/(g·ε), and n_j − Ñ⁺_j for the first class: M_j the mistakes on the call's rows
+    of the answer ``predict`` gave for them (the released weights', or the released
+    constant's while the comparison above prefers it), N⁺_j the call's count of
+    ``classes_[1]``. *Proof.* Let the streams differ in row t*, in call c*. Condition
+    on everything released before check j; the answer is then fixed, and the call's
+    rows (the adversary's choice, a function of that past, so n_j too) agree off t*.
+    So for j ≠ c* − 1 the check's law is identical on both streams, and for the check
+    holding t*, replacing the row moves M and N⁺ by ≤ 1 each: L1 sensitivity 2, so
+    the check is g·ε-DP (n_j − Ñ⁺_j is post-processing with the public n_j). Which
+    calls are checked depends on the call count only (public). Hence all checks
+    together are one g·ε-DP mechanism in the adaptive composition (parallel
+    composition over disjoint calls), the plan's PureDP(g·ε) item
+    (``parameters_.privacy_events``); the learner's items are certified at
+    ((1 − g)·ε, δ) by the tight accountant, and a pure g·ε item added to any
+    interleaved adaptive composition moves its privacy loss by at most g·ε: (ε, δ)
+    in all. The answer chosen (``guard_constant_``) is a function of the noisy counts:
+    post-processing. ∎ Audited exactly in
+    ``tests/privacy/test_winnow_guard_audit.py`` (a twin that noises both class
+    counts at the add/remove scale, which a replaced row moves both of, is caught at
+    1.5·g·ε; one that runs the learner at the full ε spends (1 + g)·ε).
 
     Audited in ``tests/privacy/test_winnow_scheduled_audit.py`` with broken twins
     (no cap, η calibrated per window, exact weights, noiseless count).
@@ -316,6 +369,9 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     4.0
     """
 
+    #: The guard's record of checks (the audit's twins substitute a subclass).
+    _guard_class = ConstantGuard
+
     _parameter_constraints: dict = {
         "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
         "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
@@ -329,6 +385,7 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         "threshold": [Interval(numbers.Real, None, None, closed="neither"), None],
         "confidence": [Interval(numbers.Real, 0, 1, closed="neither")],
         "beyond_horizon": [StrOptions({"warn", "raise"})],
+        "guard": [Interval(numbers.Real, 0, 1, closed="neither"), None],
         **MultiplicativeWeightsMixin._common_constraints,
         "budget": [PrivacyBudget, None],
         "random_state": [*RANDOM_STATE_CONSTRAINT],
@@ -340,7 +397,8 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
                  setting: str = "scheduled", max_updates: int | None = None,
                  n_samples: int | None = None, threshold: float | None = None,
                  window: int | None = None, confidence: float = 0.5,
-                 beyond_horizon: str = "warn", bounds: Sequence | None = None,
+                 beyond_horizon: str = "warn", guard: float | None = 0.1,
+                 bounds: Sequence | None = None,
                  fit_intercept: bool = True, double_features: bool = True,
                  budget: PrivacyBudget | None = None,
                  random_state: int | np.random.Generator | None = None,
@@ -357,6 +415,7 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         self.window = window
         self.confidence = confidence
         self.beyond_horizon = beyond_horizon
+        self.guard = guard
         self.bounds = bounds
         self.fit_intercept = fit_intercept
         self.double_features = double_features
@@ -368,17 +427,33 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     def _margin_value(self, n_features):
         return self.margin
 
+    def _guarded(self, from_fit):
+        """Whether the stream's calls are checked: a ``partial_fit`` stream with a
+        guard (``fit`` is one call, which nothing released could be checked on). A
+        subclass without the parameter (the decision-list embedding) is unguarded."""
+        return getattr(self, "guard", None) is not None and not from_fit
+
     def _resolve_parameters(self, n_features, horizon):
+        """(ε, δ) of the stream and the learner's constants: at ε·(1 − guard) when the
+        stream being opened is guarded (``_guard_share``, set by ``_start_stream``),
+        the guard's share recorded in the plan (Lemma G)."""
         epsilon, delta = self._check_privacy_params()
         solve = (self._solve_schedule if self.setting == "scheduled"
                  else self._solve_sparse_vector)
-        return epsilon, delta, solve(epsilon, delta, n_features, horizon)
+        share = getattr(self, "_guard_share", None)
+        if share is None:
+            return epsilon, delta, solve(epsilon, delta, n_features, horizon)
+        share = epsilon * share
+        params = solve(epsilon - share, delta, n_features, horizon)
+        return epsilon, delta, replace(params, guard_epsilon=share,
+                                       epsilon_spent=params.epsilon_spent + share)
 
     # ----------------------------------------------------------------- stream hooks
     def _start_stream(self, X, first_call, from_fit):
         n = X.shape[0]
         if first_call:
             horizon = self.n_rounds or (n if from_fit else DEFAULT_STREAM_HORIZON)
+            self._guard_share = self.guard if self._guarded(from_fit) else None
             epsilon, delta, params = self._resolve_parameters(X.shape[1], horizon)
             beyond = self._check_horizon(0, n, horizon)  # may refuse: before the charge
             self._warn_unsized_horizon(n, from_fit)
@@ -388,6 +463,11 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
             self._horizon_warned = False
             if beyond:
                 self._warn_horizon(horizon)
+            # The guard (Lemma G): K = 1 predictor (the estimator's own answer), two
+            # classes, neighbours that differ by a replaced row.
+            self._guard = (self._guard_class(params.guard_epsilon, 1, 2, replace=True)
+                           if params.guard_epsilon > 0 else None)
+            self._choice = ("model", 0)
             if params.setting == "scheduled":
                 self._start_schedule(n, from_fit)
             else:
@@ -445,9 +525,53 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         ndarray of shape (n_samples,)
         """
         margins = super().decision_function(X)
+        constant = self._guard_constant()
+        if constant is not None:  # the guard's answer: the margin of a point mass
+            return np.full_like(margins, 2.0 * constant - 1.0)
         if self._constant_predicts():
             return np.full_like(margins, self._balance)
         return margins
+
+    def _answer_margins(self, X):
+        """The estimator's own margins on transformed rows (before the guard's
+        choice): the released weights', or the constant's while it predicts."""
+        if self._constant_predicts():
+            return np.full(X.shape[0], self._balance)
+        return self._margins(X)
+
+    def _guard_constant(self):
+        """The class index the guard answers with instead of the estimator, or None."""
+        kind, index = getattr(self, "_choice", ("model", 0))
+        return index if kind == "constant" else None
+
+    @property
+    def guard_constant_(self):
+        """The label the guard answers with (``predict``, ``predict_proba``,
+        ``decision_function``) instead of the estimator, or None while the estimator
+        answers. A function of the guard's released noisy counts."""
+        check_is_fitted(self, "classes_")
+        constant = self._guard_constant()
+        return None if constant is None else self.classes_[constant]
+
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Vote shares of the released weights, smoothed (n(1 + μ)/2 + 1)/(n + 2) with
+        μ the margin and n the votes (see the class's *Probabilities*), or a point mass
+        on the guard's constant while the guard answers (``guard_constant_``).
+        Post-processing: costs nothing.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        proba = super().predict_proba(X)
+        constant = self._guard_constant()
+        if constant is None:
+            return proba
+        return constant_proba(proba.shape[0], proba.shape[1], constant)
 
     def _cap(self):
         return self.parameters_.max_updates
@@ -455,7 +579,25 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
     def _frozen(self):
         return self.updates_exhausted_
 
+    def _check(self, X, ys):
+        """The guard's check of this call's rows, before they are learned from: the
+        mistakes of what the estimator predicted for them (its released weights, or
+        the constant its own comparison chose) and the two class counts, released
+        with discrete Laplace noise (Lemma G); then the answer (the estimator or a
+        constant label) chosen from the noisy counts only. The stream's first call
+        is not checked: nothing released before it predicted its rows."""
+        guard = getattr(self, "_guard", None)
+        if guard is None or self.n_rounds_seen_ == 0:
+            return
+        mistakes = _prediction_errors(self._answer_margins(X), ys)
+        positives = int(np.count_nonzero(ys > 0))
+        counts = np.array([ys.size - positives, positives])
+        rng = self._noise.generator(CHECK_INDEX + guard.n_checks)
+        guard.check(np.array([mistakes]), counts, rng)
+        self._choice = guard.choice()
+
     def _consume(self, X, ys):
+        self._check(X, ys)
         if self.parameters_.setting == "scheduled":
             self._consume_scheduled(X, ys)
         else:

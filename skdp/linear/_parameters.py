@@ -59,7 +59,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .._validation import check_delta, check_epsilon, check_positive_int
-from ..accounting import advanced_composition, calibrate
+from ..accounting import PureDP, advanced_composition, calibrate
 from ..exceptions import PrivacyParameterError
 from ._winnow_accounting import (
     ACCOUNTINGS,
@@ -112,7 +112,10 @@ class DPWinnowParameters:
         ``"tight"`` or ``"paper"``: the composition proof ε̂ and η were calibrated by.
     epsilon_spent : float
         ε of the whole run at the solver's δ, by that proof: the tight accountant's
-        joint bound, or the two layers' sum. ≤ ε.
+        joint bound, or the two layers' sum. ≤ ε. With the guard, its share included.
+    guard_epsilon : float
+        ε of the guard's private checks (``guard`` of
+        :class:`~skdp.linear.DPWinnowClassifier`; 0 without them).
     """
 
     max_updates: int
@@ -127,6 +130,7 @@ class DPWinnowParameters:
     setting: str
     accounting: str = "paper"
     epsilon_spent: float = 0.0
+    guard_epsilon: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a dict."""
@@ -135,9 +139,13 @@ class DPWinnowParameters:
     @property
     def privacy_events(self) -> tuple[tuple[Any, int], ...]:
         """What the run costs, for :func:`skdp.accounting.account`: K × PureDP(ε̂)
-        (AboveThreshold) and mK × BoundedRange(4η) (the draws)."""
-        return plan_events(self.svt_epsilon, self.learning_rate, self.max_updates,
-                           self.n_samples)
+        (AboveThreshold) and mK × BoundedRange(4η) (the draws); with the guard, one
+        PureDP(ε_g) item for its checks."""
+        events = plan_events(self.svt_epsilon, self.learning_rate, self.max_updates,
+                             self.n_samples)
+        if self.guard_epsilon > 0:
+            events = ((PureDP(self.guard_epsilon), 1), *events)
+        return events
 
 
 def _infeasible(reason, setting, accounting="paper", **known):

@@ -49,8 +49,8 @@ SAMPLE_FACTOR = 9.0
 #: Smallest window B.
 MIN_WINDOW = 32
 #: Rows whose labels the private constant is estimated from when the learner does not
-#: run: max(CONSTANT_ROWS, CONSTANT_ROWS/ε) — few, because they are predicted before the
-#: constant is known.
+#: run: max(CONSTANT_ROWS, CONSTANT_ROWS/ε) — the solver's public default; the estimator
+#: counts its first call's rows instead (rows are predicted between calls only).
 CONSTANT_ROWS = 64
 #: Share of ε spent on the label count that warm-starts a learner with an intercept.
 COUNT_SHARE = 0.05
@@ -93,9 +93,13 @@ class DPWinnowSchedule:
     reason : str
         Why the learner does not run, or empty.
     epsilon_spent : float
-        ε of the plan at δ by the tight accountant (≤ ε).
+        ε of the plan at δ by the tight accountant (≤ ε), the guard's share included.
     setting, accounting : str
         ``"scheduled"`` and ``"tight"``.
+    guard_epsilon : float
+        ε of the guard's private checks (``guard`` of
+        :class:`~skdp.linear.DPWinnowClassifier`; 0 without them): one PureDP item,
+        the checks being on disjoint calls.
     """
 
     max_updates: int
@@ -113,6 +117,7 @@ class DPWinnowSchedule:
     setting: str = "scheduled"
     accounting: str = "tight"
     feasible: bool = True
+    guard_epsilon: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a dict."""
@@ -125,8 +130,9 @@ class DPWinnowSchedule:
         The private comparisons with the constant (at windows 2, 4, 8, …) run at the
         count's ε on rows disjoint from the count's and from each other's, so this one
         PureDP(ε_c) item pays for the count and all of them (Lemma C of
-        :class:`~skdp.linear.DPWinnowClassifier`)."""
-        events = []
+        :class:`~skdp.linear.DPWinnowClassifier`); the guard's checks, one on each
+        ``partial_fit`` call's rows, are one PureDP(ε_g) item (Lemma G there)."""
+        events = [(PureDP(self.guard_epsilon), 1)] if self.guard_epsilon > 0 else []
         if self.count_epsilon > 0:
             events.append((PureDP(self.count_epsilon), 1))
         if self.max_updates > 0:

@@ -41,7 +41,7 @@ from ..base import PrivateEstimatorMixin, unchanged_if_unpaid
 from ..exceptions import PrivacyError, PrivacyWarning
 from ..preprocessing import PublicBoundsBinarizer, PublicBoundsClipper, PublicImputer
 from ._blocks import ReleaseBlocks, block_length, release_schedule
-from ._guard import CHECK_INDEX, ConstantGuard
+from ._guard import CHECK_INDEX, ConstantGuard, constant_proba
 
 if TYPE_CHECKING:
     from sklearn.utils import Tags
@@ -658,9 +658,7 @@ class ContinualReleaseClassifier(PrivateEstimatorMixin, ClassifierMixin, BaseEst
             return np.full((rows.shape[0], self.classes_.size), 1.0 / self.classes_.size)
         kind, index = self._choice
         if kind == "constant":
-            out = np.zeros((rows.shape[0], self.classes_.size))
-            out[:, index] = 1.0
-            return out
+            return constant_proba(rows.shape[0], self.classes_.size, index)
         probas = self._probas(rows)
         # the guard's K is fixed when the stream opens; after set_params(combine=...)
         # there may be fewer candidates, padded in _check with the latest model: so is

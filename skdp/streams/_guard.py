@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from ..mechanisms.laplace import discrete_laplace
 
-__all__ = ["CHECK_INDEX", "ConstantGuard"]
+__all__ = ["CHECK_INDEX", "ConstantGuard", "constant_proba"]
 
 #: Seeded testing mode: check j of a stream draws from index CHECK_INDEX + j of the
 #: stream's key (its releases use 0, 1, …), so checks and releases never share noise.
@@ -31,6 +31,14 @@ CHECK_INDEX = 2**32
 Z_SWITCH = 2.0
 #: Longest window of checks (in calls) the choice looks at: a public constant.
 MAX_WINDOW = 64
+
+
+def constant_proba(n_rows: int, n_classes: int, index: int) -> NDArray[np.float64]:
+    """``predict_proba`` of a constant answer: a point mass on class ``index`` for every
+    row. A function of the guard's released choice only (post-processing)."""
+    out = np.zeros((int(n_rows), int(n_classes)))
+    out[:, index] = 1.0
+    return out
 
 
 def _variance(scale: float) -> float:
@@ -51,35 +59,66 @@ class ConstantGuard:
         K, the model predictors compared (public).
     n_classes : int
         C (public).
+    replace : bool, default=False
+        The neighbouring relation: ``False``, streams that differ by one row added or
+        removed; ``True``, by one row replaced (same length, as DP-Winnow's guarantee:
+        the call's row count is then public).
 
     Notes
     -----
-    A row moves each of its call's K mistake counts by at most 1 and one class count
-    by exactly 1: the released vector has L1 sensitivity K + 1, so noise of scale
-    (K + 1)/ε on every coordinate makes a check ε-DP (discrete Laplace mechanism).
+    A row added or removed moves each of its call's K mistake counts by at most 1 and
+    one class count by exactly 1: the released vector has L1 sensitivity K + 1, so
+    noise of scale (K + 1)/ε on every coordinate makes a check ε-DP (discrete Laplace
+    mechanism). A row replaced moves each mistake count by at most 1 and, when its
+    label changes, two class counts by 1 (one down, one up): L1 sensitivity K + 2 —
+    except with two classes, where only the second class's count gets noise and the
+    first's is released as the call's public row count minus it (post-processing):
+    K + 1 again.
     """
 
-    def __init__(self, epsilon: float, n_models: int, n_classes: int) -> None:
+    def __init__(self, epsilon: float, n_models: int, n_classes: int, *,
+                 replace: bool = False) -> None:
         self.epsilon = float(epsilon)
         self.n_models, self.n_classes = int(n_models), int(n_classes)
+        self.replace = bool(replace)
         self._noisy: list[NDArray[np.int64]] = []  # released: public
+
+    def _derived_first_count(self) -> bool:
+        """Replace-one with two classes: the first class's count is derived."""
+        return self.replace and self.n_classes == 2
+
+    @property
+    def sensitivity(self) -> int:
+        """L1 sensitivity of the noised coordinates: K + 1, or K + 2 for a replaced
+        row among more than two classes."""
+        return self.n_models + 1 + int(self.replace and not self._derived_first_count())
 
     @property
     def scale(self) -> float:
-        """The noise scale of every coordinate: sensitivity (K + 1) over ε."""
-        return (self.n_models + 1) / self.epsilon
+        """The noise scale of every noised coordinate: the L1 sensitivity over ε."""
+        return self.sensitivity / self.epsilon
 
     def _noise(self, size: int, rng: np.random.Generator) -> NDArray[np.int64]:
         return np.asarray(discrete_laplace(self.scale, size, rng), dtype=np.int64)
 
+    def _centres(self, mistakes: NDArray[Any], counts: NDArray[Any]) -> NDArray[np.int64]:
+        """The exact values that get noise: the K mistake counts and the C class
+        counts (the second class's only, when the first's is derived)."""
+        counts = np.asarray(counts, dtype=np.int64)
+        if self._derived_first_count():
+            counts = counts[1:]
+        return np.r_[np.asarray(mistakes, dtype=np.int64), counts]
+
     def check(self, mistakes: NDArray[Any], counts: NDArray[Any],
               rng: np.random.Generator) -> None:
         """Release one call's K mistake counts and C class counts with noise."""
-        values = np.r_[np.asarray(mistakes, dtype=np.int64),
-                       np.asarray(counts, dtype=np.int64)]
-        if values.size != self.n_models + self.n_classes:
+        if np.size(mistakes) != self.n_models or np.size(counts) != self.n_classes:
             raise ValueError("ConstantGuard.check: wrong number of counts.")
-        self._noisy.append(values + self._noise(values.size, rng))
+        centres = self._centres(mistakes, counts)
+        noisy = centres + self._noise(centres.size, rng)
+        if self._derived_first_count():
+            noisy = np.r_[noisy[:-1], int(np.sum(counts)) - noisy[-1], noisy[-1]]
+        self._noisy.append(noisy)
 
     @property
     def n_checks(self) -> int:

@@ -13,7 +13,8 @@ the real check is exactly ε_c (the plan's PureDP item); ``WrongSensitivity``, w
 declares sensitivity 1, is 2ε_c.
 
 The guard's fallback recounts (Lemma S (3)): a ``partial_fit`` stream the guard rules
-out (n_c = 64) is fed 512 rows — counts over rows 1–64, 65–128, 129–256, 257–512 — and
+out is fed 512 rows in four calls — one count per call: rows 1–64, 65–128, 129–256,
+257–512 — and
 the neighbour flips the label of row 100. The exact law of the four released counts
 (product of discrete Laplace laws around the recorded true counts) gives exactly ε;
 ``CumulativeRecount``, which never empties its count, releases row 100 in three counts
@@ -121,10 +122,15 @@ def _recount_epsilon(cls, monkeypatch):
     y2 = y.copy()
     y2[100] = 1 - y2[100]
 
+    def stream(labels):
+        clf = cls(epsilon=1.0, n_rounds=1000, bounds=(-1.0, 1.0), classes=[0, 1],
+                  random_state=0, guard=None)  # the learner's counts alone
+        for start, stop in [(0, 64), (64, 128), (128, 256), (256, 512)]:
+            clf.partial_fit(X[start:stop], labels[start:stop])
+        return clf
+
     def counts(labels):
-        calls, clf = _recorded(monkeypatch, lambda: DPWinnowClassifier.partial_fit(
-            cls(epsilon=1.0, n_rounds=1000, bounds=(-1.0, 1.0), classes=[0, 1],
-                random_state=0), X, labels))
+        calls, clf = _recorded(monkeypatch, lambda: stream(labels))
         assert clf.constant_fallback_ and clf.parameters_.count_rows == 64
         return [(v, e) for v, e, s in calls if s is None]
 
