@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from _postgres import REQUIRE_ENV, PostgresServer, PostgresUnavailable
+from _postgres import PG_PASSWORD, REQUIRE_ENV, PostgresServer, PostgresUnavailable
 from hypothesis import settings
 
 # Memory ledgers that get pickled move to $SKDP_LEDGER_DIR/ledgers.sqlite; keep the
@@ -67,6 +67,17 @@ def postgresql_db_url(postgresql_server):
 def postgresql_db_owner_url(postgresql_server, postgresql_db_url):
     """The owner role's URL of ``postgresql_db_url``'s database (it owns the tables)."""
     return postgresql_server.owner_url_for(postgresql_db_url.rsplit("/", 1)[1])
+
+
+@pytest.fixture(scope="session")
+def racers():
+    """Six spawned processes for the race tests (tests/_spawned.py), started once per
+    session with PGPASSWORD in their environment (what their libpq reads)."""
+    from _spawned import Racers
+
+    pool = Racers({"PGPASSWORD": PG_PASSWORD})
+    yield pool
+    pool.close()
 
 
 def pytest_configure(config):
