@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from _postgres import REQUIRE_ENV, PostgresServer, PostgresUnavailable
+from _postgres import PG_PASSWORD, REQUIRE_ENV, PostgresServer, PostgresUnavailable
 from hypothesis import settings
 
 # Memory ledgers that get pickled move to $SKDP_LEDGER_DIR/ledgers.sqlite; keep the
@@ -69,6 +69,17 @@ def postgresql_db_owner_url(postgresql_server, postgresql_db_url):
     return postgresql_server.owner_url_for(postgresql_db_url.rsplit("/", 1)[1])
 
 
+@pytest.fixture(scope="session")
+def racers():
+    """Six spawned processes for the race tests (tests/_spawned.py), started once per
+    session with PGPASSWORD in their environment (what their libpq reads)."""
+    from _spawned import Racers
+
+    pool = Racers({"PGPASSWORD": PG_PASSWORD})
+    yield pool
+    pool.close()
+
+
 def pytest_configure(config):
     # Seeds are skdp's warned testing mode (skdp.base): the suite seeds on purpose, so the
     # warning is silenced here; tests/test_noise_and_seeds.py checks where it is raised
@@ -80,6 +91,18 @@ def pytest_configure(config):
     config.addinivalue_line(
         "filterwarnings",
         "ignore:cannot collect test class 'TestingSeed':pytest.PytestCollectionWarning")
+    # Advice to a user about their data or call, which the suite triggers on purpose by
+    # fitting small or random tables without classes= (thousands of lines in a run,
+    # none news to a reader of the test output). The tests of these warnings use
+    # pytest.warns, which records them regardless of these filters.
+    for message in (
+        r".*predicts one label almost everywhere",  # decision lists on random 0/1 data
+        r".*are too few for a rule list",
+        r".*the label set \(classes_\) was read from the private y",
+        r".*hypothesis_class=None learns thresholds on the MEAN",
+        r".*cannot learn within n_rounds=",  # DP-Winnow's constant fallback
+    ):
+        config.addinivalue_line("filterwarnings", f"ignore:{message}")
 
 
 @pytest.fixture(scope="module")

@@ -57,5 +57,5 @@ def test_versions_lists_dependencies(capsys):
 
 def test_python_dash_m_skdp_demo():
     done = subprocess.run([sys.executable, "-m", "skdp", "demo", "--seed", "1", "--quick"],
-                          capture_output=True, text=True, check=True, timeout=120)
+                          capture_output=True, text=True, check=True, timeout=600)
     assert "non-private" in done.stdout

@@ -10,20 +10,19 @@ capped step with ``cap=`` (check and append in one transaction) before the answe
 depends on it leaves the call; online learners are refused by their stream's version
 compare-and-swap.
 
-One pool of spawned workers serves the whole module (spawning and importing skdp six
-times costs more than the races themselves).
+The six processes are the session's ``racers`` (tests/_spawned.py: spawning and
+importing skdp six times costs more than the races themselves).
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import pickle
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 
+import _spawned
 import numpy as np
 import pytest
-from _postgres import PG_PASSWORD
+from _spawned import N_PROCS
 
 import skdp
 from skdp import PrivacyBudget, StaleStateError
@@ -36,40 +35,11 @@ from skdp.prediction import (
     SubsampleAggregatePredictor,
 )
 
-N_PROCS = 6
 #: Races per test, each on a fresh fitted object: on main@ad97106 a single race is
 #: sometimes won by chance. On SQLite the busy handler's back-off tends to run one
 #: copy's few transactions back to back, so there the BSU and PERP-start races passed
 #: on main even over 8 rounds; on PostgreSQL every race test fails on main.
 ROUNDS = 5
-_BARRIER = None
-
-
-def _init_worker(barrier) -> None:
-    global _BARRIER
-    _BARRIER = barrier
-    warnings.simplefilter("ignore")
-
-
-@pytest.fixture(scope="module")
-def workers():
-    """Six spawned processes (PGPASSWORD set for their libpq) sharing one barrier."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PGPASSWORD", PG_PASSWORD)
-        ctx = mp.get_context("spawn")
-        barrier = ctx.Barrier(N_PROCS)
-        with ProcessPoolExecutor(N_PROCS, mp_context=ctx, initializer=_init_worker,
-                                 initargs=(barrier,)) as pool:
-            yield pool
-
-
-def _race(pool, task, *args) -> list:
-    """Run ``task(*args, worker_index)`` in every worker at once; their results.
-
-    A worker blocked at the barrier never takes a second task, so each of the six
-    tasks runs in its own process."""
-    futures = [pool.submit(task, *args, i) for i in range(N_PROCS)]
-    return [f.result(timeout=300) for f in futures]
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -109,7 +79,7 @@ def _answer_until_refused(blob: bytes, n_queries: int, batch: int, seed: int):
     Returns (answers released, refused?, the released scores' first value)."""
     predictor = pickle.loads(blob)
     queries = np.random.default_rng(1000 + seed).random((n_queries, predictor.n_features_in_))
-    _BARRIER.wait(timeout=120)
+    _spawned.start()
     released, first = 0, None
     for start in range(0, n_queries, batch):
         try:
@@ -124,7 +94,7 @@ def _answer_until_refused(blob: bytes, n_queries: int, batch: int, seed: int):
 def _continue_stream(blob: bytes, X, y, seed: int):
     """Load a pickled mid-stream learner and continue its stream once."""
     learner = pickle.loads(blob)
-    _BARRIER.wait(timeout=120)
+    _spawned.start()
     try:
         learner.partial_fit(X, y)
     except StaleStateError:
@@ -143,12 +113,12 @@ def _random_labels(n, d=1, seed=0):
 # Slow: "charged" (its noise search costs 0.6 s a fit, five fits) races like "stemmer".
 @pytest.mark.parametrize("calibration", ["bsu", "stemmer",
                                          pytest.param("charged", marks=pytest.mark.slow)])
-def test_copies_of_yans_predictor_never_pass_its_caps(workers, store, calibration):
+def test_copies_of_yans_predictor_never_pass_its_caps(racers, store, calibration):
     for _ in range(ROUNDS):
-        _copies_of_yans_predictor_never_pass_its_caps_once(workers, store, calibration)
+        _copies_of_yans_predictor_never_pass_its_caps_once(racers, store, calibration)
 
 
-def _copies_of_yans_predictor_never_pass_its_caps_once(workers, store, calibration):
+def _copies_of_yans_predictor_never_pass_its_caps_once(racers, store, calibration):
     cap = 3
     user = PrivacyBudget(5.0, 1e-5, store=store)
     clf = PrivatePredictor(Thresholds(), calibration=calibration, max_hard_queries=cap,
@@ -164,7 +134,7 @@ def _copies_of_yans_predictor_never_pass_its_caps_once(workers, store, calibrati
             if _labels(clf.budget_, "hard query"):
                 break
             clf.decision_function(row[None, :])
-    results = _race(workers, _answer_until_refused, pickle.dumps(clf), 3000, 25)
+    results = racers.race(_answer_until_refused, pickle.dumps(clf), 3000, 25)
     ledger = clf.budget_
     instances = _labels(ledger, "BetweenThresholds instance")
     hard = _labels(ledger, "hard query")
@@ -183,19 +153,19 @@ def _copies_of_yans_predictor_never_pass_its_caps_once(workers, store, calibrati
     assert ledger.verify() and user.verify()
 
 
-def test_copies_of_the_small_sample_fallback_never_pass_planned_queries(workers, store):
+def test_copies_of_the_small_sample_fallback_never_pass_planned_queries(racers, store):
     for _ in range(ROUNDS):
-        _copies_of_the_small_sample_fallback_never_pass_planned_queries_once(workers, store)
+        _copies_of_the_small_sample_fallback_never_pass_planned_queries_once(racers, store)
 
 
-def _copies_of_the_small_sample_fallback_never_pass_planned_queries_once(workers, store):
+def _copies_of_the_small_sample_fallback_never_pass_planned_queries_once(racers, store):
     planned = 60
     user = PrivacyBudget(5.0, 1e-5, store=store)
     clf = PrivatePredictor(Thresholds(), n_queries=planned, budget=user, classes=[0, 1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         clf.fit(*_random_labels(50))
-    results = _race(workers, _answer_until_refused, pickle.dumps(clf), planned, 4)
+    results = racers.race(_answer_until_refused, pickle.dumps(clf), planned, 4)
     ledger = clf.budget_
     used = _assert_tiled(_ranges(ledger, "fallback queries "), planned)
     assert sum(n for n, _, _ in results) == used == planned
@@ -206,18 +176,18 @@ def _copies_of_the_small_sample_fallback_never_pass_planned_queries_once(workers
 
 
 # ----------------------------------------------------------------- subsample-and-aggregate
-def test_copies_of_subsample_aggregate_never_pass_n_queries(workers, store):
+def test_copies_of_subsample_aggregate_never_pass_n_queries(racers, store):
     for _ in range(ROUNDS):
-        _copies_of_subsample_aggregate_never_pass_n_queries_once(workers, store)
+        _copies_of_subsample_aggregate_never_pass_n_queries_once(racers, store)
 
 
-def _copies_of_subsample_aggregate_never_pass_n_queries_once(workers, store):
+def _copies_of_subsample_aggregate_never_pass_n_queries_once(racers, store):
     n_queries = 60
     user = PrivacyBudget(5.0, 1e-5, store=store)
     clf = SubsampleAggregatePredictor(Thresholds(), n_queries=n_queries, budget=user,
                                       classes=[0, 1])
     clf.fit(*_random_labels(2_000))
-    results = _race(workers, _answer_until_refused, pickle.dumps(clf), n_queries, 4)
+    results = racers.race(_answer_until_refused, pickle.dumps(clf), n_queries, 4)
     ledger = clf.budget_
     used = _assert_tiled(_ranges(ledger, "queries "), n_queries)
     assert sum(n for n, _, _ in results) == used == n_queries
@@ -235,19 +205,19 @@ _PERP_NAMES = ["rectangles", pytest.param("stump", marks=pytest.mark.slow)]
 
 
 @pytest.mark.parametrize("name", _PERP_NAMES)
-def test_copies_of_perp_start_one_mechanism(workers, store, name):
+def test_copies_of_perp_start_one_mechanism(racers, store, name):
     for _ in range(ROUNDS):
-        _copies_of_perp_start_one_mechanism_once(workers, store, name)
+        _copies_of_perp_start_one_mechanism_once(racers, store, name)
 
 
-def _copies_of_perp_start_one_mechanism_once(workers, store, name):
+def _copies_of_perp_start_one_mechanism_once(racers, store, name):
     user = PrivacyBudget(5000.0, 1e-4, store=store)
     clf = _PERP[name](epsilon=2000.0, gamma=1.0, budget=user, classes=[0, 1])
     rng = np.random.default_rng(0)
     X = rng.random((3_000, 2))
     clf.fit(X, (X[:, 0] > 0.4).astype(int))
     assert not clf.mechanism_started_
-    results = _race(workers, _answer_until_refused, pickle.dumps(clf), 40, 20)
+    results = racers.race(_answer_until_refused, pickle.dumps(clf), 40, 20)
     ledger = clf.budget_
     assert sum(not refused for _, refused, _ in results) == 1  # one copy runs it
     assert len(_labels(ledger, "initial sample")) == 1
@@ -257,18 +227,18 @@ def _copies_of_perp_start_one_mechanism_once(workers, store, name):
 
 
 @pytest.mark.parametrize("name", _PERP_NAMES)
-def test_copies_of_perp_release_one_majority_label(workers, store, name):
+def test_copies_of_perp_release_one_majority_label(racers, store, name):
     for _ in range(ROUNDS):
-        _copies_of_perp_release_one_majority_label_once(workers, store, name)
+        _copies_of_perp_release_one_majority_label_once(racers, store, name)
 
 
-def _copies_of_perp_release_one_majority_label_once(workers, store, name):
+def _copies_of_perp_release_one_majority_label_once(racers, store, name):
     user = PrivacyBudget(5000.0, 1e-4, store=store)
     clf = _PERP[name](epsilon=1.0, budget=user, classes=[0, 1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         clf.fit(*_random_labels(30, d=2))
-    results = _race(workers, _answer_until_refused, pickle.dumps(clf), 10, 5)
+    results = racers.race(_answer_until_refused, pickle.dumps(clf), 10, 5)
     assert not any(refused for _, refused, _ in results)  # copies read the released one
     assert len({first for *_, first in results}) == 1
     ledger = clf.budget_
@@ -292,7 +262,7 @@ class _UncheckedDPSOA(skdp.DPSOAClassifier):
             super()._before_block(n_rows, first_call, from_fit, plan)
 
 
-def _stream_race(workers, cls, store):
+def _stream_race(racers, cls, store):
     """Race six copies of one pickled mid-stream ``cls``; (results, budget, charges
     before the race, the original learner, the rest of the stream)."""
     budget = PrivacyBudget(10.0, 1e-4, store=store)
@@ -304,21 +274,21 @@ def _stream_race(workers, cls, store):
         clf = cls(epsilon=2.0, budget=budget, classes=[0, 1])
         clf.partial_fit(X[:100], y[:100])
     charges = budget.charges
-    results = _race(workers, _continue_stream, pickle.dumps(clf), X[100:], y[100:])
+    results = racers.race(_continue_stream, pickle.dumps(clf), X[100:], y[100:])
     return results, budget, charges, clf, (X[100:], y[100:])
 
 
-def test_a_stream_without_its_compare_and_swap_fails_the_race(workers, tmp_path):
-    results, *_ = _stream_race(workers, _UncheckedDPSOA, f"sqlite:///{tmp_path / 'l.db'}")
+def test_a_stream_without_its_compare_and_swap_fails_the_race(racers, tmp_path):
+    results, *_ = _stream_race(racers, _UncheckedDPSOA, f"sqlite:///{tmp_path / 'l.db'}")
     assert results.count("continued") == N_PROCS  # what the test below must catch
 
 
 @pytest.mark.parametrize("name", _ONLINE)
-def test_copies_of_one_stream_continue_once(workers, store, name):
+def test_copies_of_one_stream_continue_once(racers, store, name):
     """Six processes continue one pickled mid-stream learner: the stream's version
     compare-and-swap lets exactly one through, the others are stale, and the stream
     was charged once."""
-    results, budget, charges, clf, (X, y) = _stream_race(workers, getattr(skdp, name), store)
+    results, budget, charges, clf, (X, y) = _stream_race(racers, getattr(skdp, name), store)
     assert sorted(results) == ["continued"] + ["stale"] * (N_PROCS - 1)
     assert budget.charges == charges and len(charges) == 1
     with pytest.raises(StaleStateError):  # the original is stale too now

@@ -8,18 +8,18 @@ and the append one transaction; these tests race real processes on each store.
 
 from __future__ import annotations
 
-import multiprocessing as mp
-
+import _spawned
 import pytest
-from _postgres import PG_PASSWORD
+from _spawned import N_PROCS
 
 from skdp import CapReachedError, PrivacyBudget
 
 _PREFIX = "hard query"
 
 
-def _race(budget: PrivacyBudget, barrier, n_tries: int, out) -> None:
-    barrier.wait()
+def _race(budget: PrivacyBudget, n_tries: int, index: int) -> int:
+    """Charge a capped step ``n_tries`` times in a racer; how many were accepted."""
+    _spawned.start()
     won = 0
     for _ in range(n_tries):
         try:
@@ -27,19 +27,6 @@ def _race(budget: PrivacyBudget, barrier, n_tries: int, out) -> None:
             won += 1
         except CapReachedError:
             pass
-    out.put(won)
-
-
-def _race_processes(budget: PrivacyBudget, n_procs: int = 6, n_tries: int = 4) -> int:
-    ctx = mp.get_context("spawn")
-    barrier, out = ctx.Barrier(n_procs), ctx.Queue()
-    procs = [ctx.Process(target=_race, args=(budget, barrier, n_tries, out))
-             for _ in range(n_procs)]
-    for p in procs:
-        p.start()
-    won = sum(out.get(timeout=120) for _ in procs)
-    for p in procs:
-        p.join(timeout=60)
     return won
 
 
@@ -58,12 +45,12 @@ def test_cap_refuses_the_charge_after_the_limit_and_records_nothing():
 
 
 @pytest.mark.parametrize("store", ["sqlite", "postgresql"])
-def test_six_processes_never_pass_a_cap_together(store, tmp_path, request, monkeypatch):
+def test_six_processes_never_pass_a_cap_together(store, tmp_path, request, racers):
     url = f"sqlite:///{tmp_path / 'caps.db'}"
     if store == "postgresql":
         url = request.getfixturevalue("postgresql_db_url")
-        monkeypatch.setenv("PGPASSWORD", PG_PASSWORD)  # what the workers' libpq reads
     budget = PrivacyBudget(1.0, store=url)
-    assert _race_processes(budget) == 3
+    assert N_PROCS == 6
+    assert sum(racers.race(_race, budget, 4)) == 3
     assert sum(label.startswith(_PREFIX) for *_, label in budget.charges) == 3
     assert budget.verify()
