@@ -76,7 +76,7 @@ from ..accounting.stores._states import load_state, open_state, save_state, stat
 from ..exceptions import StaleStateError
 from ._teachers import _Blocks
 
-__all__ = ["PredictorState"]
+__all__ = ["PredictorState", "answer_on_state"]
 
 # Attempts of one answering call when another replica saves in between (with the
 # record's lock held by every replica this does not happen; the loop is the safety net).
@@ -91,6 +91,11 @@ class PredictorState:
     made durable; ``_version`` is the record's version this object holds (``None``:
     reload before use).
     """
+
+    #: Whether a ledger step a run commits (a hard query, an instance start) depends on
+    #: the live mechanism's noise, so that a run lost after such a step taints the live
+    #: mechanism (:meth:`_DurableLink.sync`). PERP's state says no (``_perp_base``).
+    steps_reveal_mechanism = True
 
     def __init__(self, rng: Any) -> None:
         self.rng = rng
@@ -255,8 +260,8 @@ class _DurableLink:
             return
         version, payload = load_state(self.store, self.stream_id, self.what)
         state._restore(payload, version)
-        if state.mechanism is not None and self._ledger_steps() > getattr(
-                state, "ledger_steps", 0):
+        if state.mechanism is not None and state.steps_reveal_mechanism and (
+                self._ledger_steps() > getattr(state, "ledger_steps", 0)):
             state.mechanism = None
 
     def run(self, state_of: Callable[[], PredictorState], answer: Callable[[], Any]) -> Any:
@@ -296,7 +301,7 @@ class _DurableLink:
     def _save(self, state: PredictorState) -> bool:
         """Save by compare-and-swap; False (state marked for reload) if it moved on."""
         assert state._version is not None
-        if state.mechanism is not None:
+        if state.mechanism is not None and state.steps_reveal_mechanism:
             # What the ledger holds as this state is saved: a later reload that finds
             # more steps knows a run after it committed without saving (see sync).
             state.ledger_steps = self._ledger_steps()
@@ -307,6 +312,27 @@ class _DurableLink:
             state._version = None
             return False
         return True
+
+
+def answer_on_state(state_of: Callable[[], PredictorState], answer: Callable[[], Any],
+                    gate: Callable[[Any, int], Any] | None = None, n_rows: int = 0) -> Any:
+    """``answer()`` on the predictor's state ``state_of()`` — through its durable link
+    (:meth:`_DurableLink.run`: lock, reload, save by compare-and-swap) if it has one.
+
+    ``gate(state, n_rows)``, if given, runs first on the current (for a durable
+    predictor: freshly loaded) state; it may raise to refuse the call, or return a
+    callable run once the answers are released into the state, before it is saved
+    (``skdp serve`` keeps its per-token quotas this way).
+    """
+    def run() -> Any:
+        commit = None if gate is None else gate(state_of(), n_rows)
+        result = answer()
+        if commit is not None:
+            commit()
+        return result
+
+    link = state_of()._durable
+    return run() if link is None else link.run(state_of, run)
 
 
 _LINKS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
