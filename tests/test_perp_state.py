@@ -173,35 +173,43 @@ def test_a_stale_copy_is_refused_and_copies_do_not_fork(store):
     assert _ranges(_labels(clf)) == [(1, 100), (101, 150), (151, 160)]
 
 
+def _die(*args):
+    raise KeyboardInterrupt  # a process killed at this point
+
+
 def test_a_lost_run_is_continued_and_a_lost_start_restarted_once(tmp_path, monkeypatch):
+    from skdp.prediction._state import _DurableLink
+
     clf = _fitted("sqlite:///" + str(tmp_path / "l.db")).make_durable()
     blob = pickle.dumps(clf)
-    # A start lost after its payment (the process died before saving): nothing of it
-    # was released, so the next call starts again from the sample, without paying again.
-    real_start = RectanglesPERPClassifier._start_run
-
-    def die(*args):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(RectanglesPERPClassifier, "_start_run", die)
+    # Killed before its charges committed (they are held until the call has answered):
+    # nothing of the call is in the ledger.
+    monkeypatch.setattr(RectanglesRun, "answer", _die)
     with pytest.raises(KeyboardInterrupt):
         clf.predict(Q1[:10])
-    monkeypatch.setattr(RectanglesPERPClassifier, "_start_run", real_start)
+    monkeypatch.undo()
+    assert _labels(clf) == [] and clf.budget.spent.epsilon == 0
+    # Killed after the commit, before the save: the start was paid, nothing of it was
+    # released, so the next call starts again from the sample without paying again.
+    monkeypatch.setattr(_DurableLink, "_save", _die)
+    with pytest.raises(KeyboardInterrupt):
+        clf.predict(Q1[:10])
+    monkeypatch.undo()
     assert sum(INITIAL in label for label in _labels(clf)) == 1
     restarted = pickle.loads(blob)
     restarted.predict(Q1[:10])
     assert restarted.budget_.spent.epsilon == EPS
     assert sum(INITIAL in label for label in _labels(restarted)) == 1
     thresholds = _thresholds(restarted)
-    # A run lost after its δ charge: over-counted in the ledger, not saved, continued.
-    monkeypatch.setattr(RectanglesRun, "answer", die)
+    # A run lost after its δ charge committed: over-counted in the ledger, continued.
+    monkeypatch.setattr(_DurableLink, "_save", _die)
     with pytest.raises(KeyboardInterrupt):
         restarted.predict(Q1[10:30])
     monkeypatch.undo()
     again = pickle.loads(blob)
     again.predict(Q1[10:30])
     assert again.queries_answered_ == 30 and _thresholds(again) == thresholds
-    assert _ranges(_labels(again)) == [(1, 10), (11, 30), (11, 30)]
+    assert _ranges(_labels(again)) == [(1, 10), (1, 10), (11, 30), (11, 30)]
 
 
 def test_a_start_paid_by_an_ordinary_copy_is_never_repeated(tmp_path):

@@ -38,8 +38,10 @@ that reaches the store:
    or a PostgreSQL advisory lock), so replicas answer one call at a time;
 2. reloads the state if the stored version is not the one it holds (another replica
    or a restarted process moved on);
-3. answers, charging the ledger as always (each charge committed before the answer
-   that depends on it);
+3. answers, charging the ledger as always, but with the call's charges held back and
+   committed together, one transaction per ledger, when it has answered
+   (:func:`~skdp.accounting._ledger.charge_batch`; a commit refused because a copy
+   outside the lock took a capped slot meanwhile releases nothing of the call);
 4. saves the new state by compare-and-swap from the version it loaded, and only then
    lets the answers leave the call. A save that finds the record moved on
    (:class:`~skdp.exceptions.StaleStateError`) drops this run's answers unreleased and
@@ -72,6 +74,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..accounting._ledger import charge_batch
 from ..accounting.stores._states import load_state, open_state, save_state, state_version
 from ..exceptions import StaleStateError
 from ._teachers import _Blocks
@@ -278,7 +281,10 @@ class _DurableLink:
                 state = state_of()
                 self.sync(state)
                 try:
-                    result = answer()
+                    # The call's charges commit together, before the save below; a
+                    # budget running out mid-call commits what its released answers used.
+                    with charge_batch(commit_on=(QueryBudgetExhaustedError,)):
+                        result = answer()
                 except QueryBudgetExhaustedError:
                     if self._save(state):
                         raise

@@ -306,6 +306,17 @@ class LedgerStore:
         the cap together. Raises :class:`BudgetExhaustedError` or
         :class:`LedgerIntegrityError` with nothing recorded.
         """
+        return self.charge_many(ledger_id, [(epsilon, delta, label, cap)], stream)[0]
+
+    def charge_many(self, ledger_id: str,
+                    items: Sequence[tuple[float, float, str | None, tuple[str, int] | None]],
+                    stream: tuple[str, int] | None = None) -> list[int]:  # pragma: no cover
+        """Append several charges ``(epsilon, delta, label, cap)`` in **one** transaction,
+        in order, each checked as :meth:`charge` checks one (its cap counting the ones
+        before it); return their ``seq``. All or nothing: the first that does not fit
+        or whose cap is full raises, and none is recorded. (One request's charges:
+        ``skdp.accounting._ledger.charge_batch``.)
+        """
         raise NotImplementedError
 
     def create_stream(self, ledger_id: str, stream_id: str) -> None:  # pragma: no cover - interface
