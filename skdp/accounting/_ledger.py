@@ -106,54 +106,74 @@ class _Batch:
     """One ledger's charges held back by :func:`charge_batch`, and the reads that see them.
 
     Each held charge is checked as the store would check it — its cap counting the
-    committed charges (one read-only snapshot, taken when the batch first touches the
-    ledger) plus the held ones, its cost against the committed spend plus the held
-    costs — so the code charging sees the same refusals at the same step as without
-    the batch. The store checks everything again when the batch commits.
+    committed charges plus the held ones, its cost against the committed spend plus
+    the held costs — so the code charging sees the same refusals at the same step as
+    without the batch. The store checks everything again when the batch commits.
+    Reads are lazy and read-only: the committed spend once, the committed charges
+    only for a cap or a read of ``charges`` (a long ledger is not re-read per call).
     """
 
     OPERATIONS = frozenset({"charge", "charges", "spent"})
 
     def __init__(self, ledger: Ledger) -> None:
-        from .stores._keys import LedgerKey
-
         self.ledger = ledger
-        # The store itself (Ledger.run would route the read back to this batch).
-        self.totals = ledger.store.totals(ledger.id)
-        self.base: list[Any] = list(ledger.store.charges(ledger.id))
-        self.labels = sorted(c.label or "" for c in self.base)
+        # The store itself (Ledger.run would route the reads back to this batch).
+        self.store = ledger.store
+        self.totals = self.store.totals(ledger.id)
+        self._spent: tuple[float, float] | None = None
+        self._base: list[Any] | None = None
+        self._labels: list[str] | None = None
         self.items: list[tuple[float, float, str | None, tuple[str, int] | None]] = []
-        self.held: list[Any] = []
-        # Provisional charges only need running totals; their links are never checked.
-        self._key = LedgerKey.ephemeral()
+
+    def _committed(self) -> list[Any]:
+        if self._base is None:
+            self._base = list(self.store.charges(self.ledger.id))
+            self._labels = sorted([c.label or "" for c in self._base]
+                                  + [item[2] or "" for item in self.items])
+        return self._base
 
     def charges(self) -> list[Any]:
-        return self.base + self.held
+        from .stores._base import Charge
+
+        held, (eps, delta) = [], self.spent_before(0)
+        base = self._committed()
+        for i, (e, d, label, _) in enumerate(self.items):
+            eps, delta = eps + e, delta + d
+            held.append(Charge(len(base) + i, e, d, label or "", eps, delta, 0.0, 0.0, "", ""))
+        return base + held
+
+    def spent_before(self, n_held: int) -> tuple[float, float]:
+        if self._spent is None:
+            self._spent = tuple(self.store.spent(self.ledger.id))
+        eps, delta = self._spent
+        for e, d, _, _ in self.items[:n_held]:
+            eps, delta = eps + e, delta + d
+        return eps, delta
 
     def spent(self) -> tuple[float, float]:
-        from .stores._base import spent_after
-
-        charges = self.charges()
-        return spent_after(charges[-1] if charges else None)
+        return self.spent_before(len(self.items))
 
     def charge(self, epsilon: float, delta: float, label: str | None,
                stream: Any = None, cap: tuple[str, int] | None = None) -> int:
-        from .stores._base import check_cap, check_fits, next_charge
+        from .stores._base import Charge, check_cap, check_fits
 
         if stream is not None:  # pragma: no cover - predictors answer without streams
             raise RuntimeError("a stream record's charge cannot be batched")
         if cap is not None:
-            i = bisect.bisect_left(self.labels, cap[0])
-            j = bisect.bisect_left(self.labels, cap[0] + "\U0010ffff")
+            self._committed()
+            labels = self._labels
+            i = bisect.bisect_left(labels, cap[0])
+            j = bisect.bisect_left(labels, cap[0] + "\U0010ffff")
             check_cap(cap, j - i, label)
-        charges = self.charges()
-        last = charges[-1] if charges else None
-        check_fits(self.totals, last, epsilon, delta, label)
-        new = next_charge(self._key, self.ledger.id, self.totals, last, epsilon, delta, label)
+        used = self.spent()
+        # check_fits reads what was spent from the last charge's running totals.
+        check_fits(self.totals, Charge(0, 0.0, 0.0, "", *used, 0.0, 0.0, "", ""), epsilon,
+                   delta, label)
         self.items.append((epsilon, delta, label, cap))
-        self.held.append(new)
-        bisect.insort(self.labels, new.label)
-        return new.seq
+        if self._labels is not None:
+            bisect.insort(self._labels, label or "")
+        # Provisional: the committed position is known only at commit.
+        return -len(self.items)
 
     def commit(self) -> None:
         if self.items:
