@@ -53,8 +53,9 @@ and its noisy thresholds, the same hard queries and teachers, the same answer me
 killed between a charge and the save released nothing of that call; its charges stay
 in the ledger (an over-count, never an answer without its charge), and if one of them
 came from the live instance (a hard query, an instance start) that instance is not
-continued (:meth:`_DurableLink.sync`). A stale copy can
-never save over a newer state. The generators are not carried over (an
+continued (:meth:`_DurableLink.sync`) — unless, as for PERP, the state says its steps do
+not depend on that noise (``steps_reveal_mechanism``; ``_perp_base._PERPState``). A stale
+copy can never save over a newer state. The generators are not carried over (an
 :class:`~skdp._streams.EphemeralGenerator` pickles as a fresh one): a continued
 mechanism draws its future coins afresh, which is as private as the original's and
 keeps nothing in the store that could step a generator back. The training rows are
