@@ -295,7 +295,7 @@ class LedgerStore:
 
     def charge(self, ledger_id: str, epsilon: float, delta: float, label: str | None,
                stream: tuple[str, int] | None = None,
-               cap: tuple[str, int] | None = None) -> int:  # pragma: no cover
+               cap: tuple[str, int] | None = None) -> int:
         """Append a charge atomically and return its ``seq``.
 
         ``stream``, a ``(stream_id, expected_version)`` pair, is advanced by one in the
