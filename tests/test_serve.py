@@ -29,6 +29,8 @@ from _postgres import PG_PASSWORD
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
+import itertools
+
 from skdp import PrivacyBudget
 from skdp.hypotheses import Thresholds
 from skdp.prediction import PrivatePredictor, SubsampleAggregatePredictor
@@ -311,3 +313,143 @@ def test_tokens_file_env_and_refusals(tmp_path, capsys):
     assert main(["serve", str(model), "--tokens", str(path)]) == 2
     err = capsys.readouterr().err
     assert "shorter than 16" in err and "short-secret" not in err
+
+
+# ---------------------------------------------------------------- PERP
+PERP_EPS = 1000.0  # Stemmer's construction needs ε·√n large (tests/prediction/test_perp.py)
+
+
+def _perp_model(tmp_path, store, budget_delta=1e-5):
+    from skdp.prediction import RectanglesPERPClassifier, perp_parameters
+
+    need = perp_parameters(PERP_EPS, 1e-6, 0.1, 0.05, 1.0, 2, preset="charged").initial_sample_size
+    Xp = np.random.default_rng(12).random((need, 2))
+    yp = np.all((Xp > 0.2) & (Xp < 0.8), axis=1).astype(int)
+    budget = PrivacyBudget(PERP_EPS, budget_delta, store=store)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = RectanglesPERPClassifier(epsilon=PERP_EPS, gamma=1.0, classes=[0, 1],
+                                       budget=budget).fit(Xp, yp)
+    path = tmp_path / "perp.pkl"
+    path.write_bytes(pickle.dumps(clf))
+    return path
+
+
+def _perp_saved(model_path):
+    """A fresh copy of the served PERP predictor, synced to the saved state."""
+    clf = pickle.loads(model_path.read_bytes()).make_durable()
+    clf._state._durable.sync(clf._state)
+    return clf
+
+
+def _perp_ledger(clf):
+    """(initial payments, the δ charges' query ranges in ledger order)."""
+    labels = [label for _, _, label in clf.budget_.charges]
+    ranges = [tuple(int(v) for v in label.rsplit(" ", 1)[1].split("–"))
+              for label in labels if ": queries " in label]
+    return sum("initial sample" in label for label in labels), ranges
+
+
+def _as_set(rows):
+    return sorted(map(tuple, np.asarray(rows).tolist()))
+
+
+def test_perp_kill_9_and_restart_continue_the_same_stream(tmp_path, serving):
+    model = _perp_model(tmp_path, "sqlite:///" + str(tmp_path / "l.db"))
+    server = serving(model)
+    rng = np.random.default_rng(4)
+    before = [rng.random((100, 2)) for _ in range(3)]
+    answers = [server.predict(rows)[1] for rows in before]
+    status, budget = server.get("/v1/budget")
+    assert status == 200 and budget["queries_answered"] == 300
+    run = _perp_saved(model)._state.mechanism
+    thresholds = [(c.mechanism._bt._noisy_lower, c.mechanism._bt._noisy_upper)
+                  for c in run.copies]
+    server.kill()  # kill -9: no shutdown
+    server = serving(model)
+    after = [rng.random((100, 2)) for _ in range(2)]
+    answers += [server.predict(rows)[1] for rows in after]
+    assert server.get("/v1/budget")[1]["queries_answered"] == 500
+    clf = _perp_saved(model)
+    # One start, paid once; δ charged for 1–500 exactly, request by request.
+    assert _perp_ledger(clf) == (1, [(1, 100), (101, 200), (201, 300), (301, 400),
+                                     (401, 500)])
+    assert clf.budget_.spent.epsilon == PERP_EPS
+    # The same copies continued (their noisy thresholds), and the phase's sample holds
+    # exactly the rows answered "inside" before and after the kill, in order.
+    run = clf._state.mechanism
+    assert [(c.mechanism._bt._noisy_lower, c.mechanism._bt._noisy_upper)
+            for c in run.copies] == thresholds
+    inside = np.concatenate([rows[np.asarray(body["y"]) == 1]
+                             for rows, body in zip(before + after, answers, strict=True)])
+    np.testing.assert_array_equal(np.concatenate(run.positives), inside)
+
+
+def _perp_check(model, results):
+    """Every 200 is in the one stream, every 429 released nothing (budget_exhausted)."""
+    clf = _perp_saved(model)
+    ok = [(rows, body) for rows, status, body in results if status == 200]
+    refused = [(rows, body) for rows, status, body in results if status == 429]
+    assert ok and refused, [s for _, s, _ in results]
+    assert all(body["error"] == "budget_exhausted" and "y" not in body for _, body in refused)
+    assert all(status in (200, 429) for _, status, _ in results)
+    n = sum(len(rows) for rows, _ in ok)
+    starts, ranges = _perp_ledger(clf)
+    assert starts == 1 and clf.queries_answered_ == n
+    # budget_'s δ ranges tile 1..n: no refused request charged it, none overlap.
+    assert ranges[0][0] == 1 and ranges[-1][1] == n
+    assert all(b[0] == a[1] + 1 for a, b in itertools.pairwise(ranges))
+    assert clf.budget.spent.delta <= clf.budget.delta
+    # answered = journaled: the phase sample is the rows answered "inside" (as a set: the
+    # requests' order is the record lock's); no refused row is in it.
+    inside = np.concatenate([np.asarray(rows)[np.asarray(body["y"]) == 1] for rows, body in ok])
+    assert _as_set(np.concatenate(clf._state.mechanism.positives)) == _as_set(inside)
+
+
+def _perp_hammer(servers, n_clients=6, per_client=5, seed=0):
+    results, lock = [], threading.Lock()
+    barrier = threading.Barrier(n_clients)
+
+    def client(c):
+        rng = np.random.default_rng(seed * 1000 + c)
+        barrier.wait()
+        for r in range(per_client):
+            rows = rng.random((20, 2))
+            status, body = servers[(c + r) % len(servers)].predict(rows)
+            with lock:
+                results.append((rows, status, body))
+
+    threads = [threading.Thread(target=client, args=(c,)) for c in range(n_clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+def _perp_room(n_queries):
+    """A user budget's δ: the initial δ(0) and about ``n_queries`` queries' δ(i)."""
+    from skdp.prediction import perp_parameters
+
+    params = perp_parameters(PERP_EPS, 1e-6, 0.1, 0.05, 1.0, 2, preset="charged")
+    sched = params.delta_schedule
+    spent = sched.remaining_after(0) - sched.remaining_after(n_queries)
+    return (params.initial_delta + float(spent)) * (1 + 1e-9)
+
+
+def test_perp_workers_on_one_sqlite_ledger(tmp_path, serving):
+    model = _perp_model(tmp_path, "sqlite:///" + str(tmp_path / "l.db"),
+                        budget_delta=_perp_room(350))
+    server = serving(model, "--workers", "2")
+    _perp_check(model, _perp_hammer([server]))
+
+
+def test_perp_replicas_on_one_postgresql_ledger(tmp_path, serving, postgresql_db_url):
+    model = _perp_model(tmp_path, postgresql_db_url, budget_delta=_perp_room(350))
+    env = {"PGPASSWORD": PG_PASSWORD}
+    os.environ["PGPASSWORD"] = PG_PASSWORD  # for _perp_saved's own connection
+    try:
+        replicas = [serving(model, env=env), serving(model, env=env)]
+        _perp_check(model, _perp_hammer(replicas, seed=1))
+    finally:
+        os.environ.pop("PGPASSWORD", None)

@@ -10,6 +10,7 @@ its id: never a snapshot of what was spent, which a reload could replay.
 
 from __future__ import annotations
 
+import bisect
 import threading
 import uuid
 import weakref
@@ -22,7 +23,7 @@ from .stores._base import LedgerStore
 if TYPE_CHECKING:
     from .stores.memory import MemoryStore
 
-__all__ = ["Ledger", "StreamRecord"]
+__all__ = ["Ledger", "StreamRecord", "charge_batch"]
 
 # redacted URL -> URL with password, for stores opened in this process
 _KNOWN_DSNS: dict[str, str] = {}
@@ -61,7 +62,14 @@ class Ledger:
 
     def run(self, operation: str, *args: Any, **kwargs: Any) -> Any:
         """Call ``store.<operation>(id, ...)``; retried once on the new store if the
-        ledger moved (was promoted) while the call waited, which committed nothing."""
+        ledger moved (was promoted) while the call waited, which committed nothing.
+        Inside :func:`charge_batch`, charges are held back and reads see them."""
+        batches = getattr(_SCOPE, "batches", None)
+        if batches is not None and operation in _Batch.OPERATIONS:
+            key = (self.store.url, self.id)
+            if key not in batches:
+                batches[key] = _Batch(self)
+            return getattr(batches[key], operation)(*args, **kwargs)
         store = self.store
         try:
             return getattr(store, operation)(self.id, *args, **kwargs)
@@ -89,6 +97,127 @@ class Ledger:
         self.promote()
         _ATTACHED.setdefault((self.store.portable_url, self.id), self)
         return (_attach, (self.store.portable_url, self.id))
+
+
+_SCOPE = threading.local()
+
+
+class _Batch:
+    """One ledger's charges held back by :func:`charge_batch`, and the reads that see them.
+
+    Each held charge is checked as the store would check it — its cap counting the
+    committed charges plus the held ones, its cost against the committed spend plus
+    the held costs — so the code charging sees the same refusals at the same step as
+    without the batch. The store checks everything again when the batch commits.
+    Reads are lazy and read-only: the committed spend once, the committed charges
+    only for a cap or a read of ``charges`` (a long ledger is not re-read per call).
+    """
+
+    OPERATIONS = frozenset({"charge", "charges", "spent"})
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        # The store itself (Ledger.run would route the reads back to this batch).
+        self.store = ledger.store
+        self.totals = self.store.totals(ledger.id)
+        self._spent: tuple[float, float] | None = None
+        self._base: list[Any] | None = None
+        self._labels: list[str] | None = None
+        self.items: list[tuple[float, float, str | None, tuple[str, int] | None]] = []
+
+    def _committed(self) -> list[Any]:
+        if self._base is None:
+            self._base = list(self.store.charges(self.ledger.id))
+            self._labels = sorted([c.label or "" for c in self._base]
+                                  + [item[2] or "" for item in self.items])
+        return self._base
+
+    def charges(self) -> list[Any]:
+        from .stores._base import Charge
+
+        held, (eps, delta) = [], self.spent_before(0)
+        base = self._committed()
+        for i, (e, d, label, _) in enumerate(self.items):
+            eps, delta = eps + e, delta + d
+            held.append(Charge(len(base) + i, e, d, label or "", eps, delta, 0.0, 0.0, "", ""))
+        return base + held
+
+    def spent_before(self, n_held: int) -> tuple[float, float]:
+        if self._spent is None:
+            self._spent = tuple(self.store.spent(self.ledger.id))
+        eps, delta = self._spent
+        for e, d, _, _ in self.items[:n_held]:
+            eps, delta = eps + e, delta + d
+        return eps, delta
+
+    def spent(self) -> tuple[float, float]:
+        return self.spent_before(len(self.items))
+
+    def charge(self, epsilon: float, delta: float, label: str | None,
+               stream: Any = None, cap: tuple[str, int] | None = None) -> int:
+        from .stores._base import Charge, check_cap, check_fits
+
+        if stream is not None:  # pragma: no cover - predictors answer without streams
+            raise RuntimeError("a stream record's charge cannot be batched")
+        if cap is not None:
+            self._committed()
+            labels = self._labels
+            i = bisect.bisect_left(labels, cap[0])
+            j = bisect.bisect_left(labels, cap[0] + "\U0010ffff")
+            check_cap(cap, j - i, label)
+        used = self.spent()
+        # check_fits reads what was spent from the last charge's running totals.
+        check_fits(self.totals, Charge(0, 0.0, 0.0, "", *used, 0.0, 0.0, "", ""), epsilon,
+                   delta, label)
+        self.items.append((epsilon, delta, label, cap))
+        if self._labels is not None:
+            bisect.insort(self._labels, label or "")
+        # Provisional: the committed position is known only at commit.
+        return -len(self.items)
+
+    def commit(self) -> None:
+        if self.items:
+            self.ledger.run("charge_many", self.items)
+
+
+class charge_batch:
+    """Hold back every charge made in this thread, then commit each ledger's charges in
+    **one** transaction (``LedgerStore.charge_many``) when the block ends.
+
+    One answering call of a durable predictor runs in one batch
+    (``skdp.prediction._state``): a request of m rows that starts an instance and
+    meets several hard queries commits once per ledger instead of once per step, and
+    its answers leave only after that commit. All or nothing per ledger: if the
+    commit is refused (a copy outside the batch took a capped slot or spent the
+    budget meanwhile), its error is raised and nothing of that ledger's batch is
+    recorded — the caller must then release nothing and drop the state the block
+    changed (a durable run reloads it). Ledgers commit in the order the block first
+    touched them; a refusal after an earlier ledger committed leaves that one's
+    charges (an over-count, never an answer without its charge).
+
+    The block ending by an exception in ``commit_on`` (e.g. a budget running out
+    mid-call, whose answers so far are released) commits too; any other exception
+    discards the held charges (the caller releases nothing of the block). A nested
+    batch joins the outer one.
+    """
+
+    def __init__(self, commit_on: tuple[type[BaseException], ...] = ()) -> None:
+        self.commit_on = commit_on
+        self._outer = False
+
+    def __enter__(self) -> charge_batch:
+        self._outer = getattr(_SCOPE, "batches", None) is None
+        if self._outer:
+            _SCOPE.batches = {}
+        return self
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        if not self._outer:
+            return
+        batches, _SCOPE.batches = _SCOPE.batches, None
+        if kind is None or issubclass(kind, self.commit_on):
+            for batch in batches.values():
+                batch.commit()
 
 
 # One Ledger object per (store, id) in a process, so handles loaded from several pickles

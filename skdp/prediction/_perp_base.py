@@ -20,13 +20,14 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._input import validate_data
 from ..accounting import PrivacyBudget
 from ..exceptions import BudgetExhaustedError, PrivacyParameterError, PrivacyWarning
 from ._base import QueryBudgetedPredictor, QueryBudgetExhaustedError
 from ._perp_parameters import PERPParameters, perp_parameters
 from ._perp_phase import RectanglesRun
 from ._perp_scores import _PERPScores
-from ._state import PredictorState
+from ._state import PredictorState, answer_on_state, make_durable
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -36,8 +37,37 @@ __all__: list[str] = []
 #: Above this many rows a preset's initial-sample need is not a dataset anyone has:
 #: the paper preset refuses (instead of silently answering data-independently).
 _IMPOSSIBLE_ROWS = 10**9
+#: The one-off payment of the initial sample (ledger label, after the class name).
+_INITIAL = "initial sample (phase-1 slices)"
 #: Phase 1 may buffer up to t_1 labelled queries (its dataset D); refuse beyond this.
 _MAX_PHASE_ROWS = 2 * 10**9
+
+class _PERPState(PredictorState):
+    """A PERP predictor's running mechanism (``_state``; see ``skdp.prediction._state``).
+
+    What it holds, and what :meth:`_PERPBase.make_durable` saves (encrypted and sealed
+    under the ledger key) in the ledger's store: until the first data-dependent answer
+    the initial labelled sample (``X``, ``y``); from then on the running phase
+    (``mechanism``, a :class:`~skdp.prediction._perp_phase.RectanglesRun`): its 2d
+    ChallengeBT copies with their slices of the sample's positives (or of an earlier
+    phase's positively answered queries), their noisy thresholds, Stoppers and buffered
+    noise, their datasets of "medium" queries, and the phase's positively answered
+    queries (the next phase's sample); the stump's selected axis and direction
+    (``axis``, ``sign``); the released majority score; the counters (queries
+    answered, phase, step, re-executions); ``skdp serve``'s per-token quotas.
+
+    **Private**: the slices are training rows and the thresholds are the mechanism's
+    noise. Publish answers, never this object, a pickle of the fitted predictor, or
+    its saved copy.
+    """
+
+    #: The ledger steps a PERP run commits — (ε, δ(0)) at the first data-dependent
+    #: answer, δ(i) for each range of queries — are data-independent: a run lost
+    #: between such a step and its save (a process killed) released nothing, and its
+    #: step says nothing about the copies' noise, so the saved phase is continued
+    #: (``_DurableLink.sync``).
+    steps_reveal_mechanism = False
+
 
 _PERP_CONSTRAINTS = {
     **QueryBudgetedPredictor._parameter_constraints,
@@ -137,7 +167,7 @@ class _PERPBase(_PERPScores, QueryBudgetedPredictor):
         y_pm = self._to_pm(y)
         self.parameters_ = params
         self.initial_sample_size_ = self._rows_needed(params, X.shape[1])
-        state = PredictorState(self._new_ledger(epsilon, delta))
+        state = _PERPState(self._new_ledger(epsilon, delta))
         state.X, state.y = X, y_pm
         state.started = False
         state.majority = None
@@ -203,6 +233,12 @@ class _PERPBase(_PERPScores, QueryBudgetedPredictor):
         if not hasattr(self, "budget_"):
             self._check_first_partial_fit(classes)
             return self._fit(X, y, classes=classes)
+        if self._state._durable is not None:
+            # Every replica holds the model file's state; rows added here alone would
+            # fork the replicas' samples.
+            raise ValueError(f"{type(self).__name__}: a durable predictor (make_durable) "
+                             "takes no more partial_fit rows; fit a new predictor on all "
+                             "the rows.")
         X, y_pm = self._later_partial_fit_rows(X, y, classes)
         state = self._state
         if state.started:
@@ -221,6 +257,54 @@ class _PERPBase(_PERPScores, QueryBudgetedPredictor):
             return self
         self._check_sample(stacklevel=4)
         return self
+
+    # ------------------------------------------------------------------ durable
+    def make_durable(self) -> Self:
+        """Keep the running mechanism in the store of ``budget_``, shared by every copy.
+
+        From now on this predictor, its pickles and deep copies, in every process
+        that reaches the store (a restarted ``skdp serve``, replicas on one SQLite file
+        or one PostgreSQL database), answer from one saved state: each call takes the
+        record's lock, loads the newest version, answers, and saves the next by
+        compare-and-swap before any answer leaves it. So they continue the *same*
+        stream — the same phase, ChallengeBT copies and noisy thresholds, the initial
+        sample paid once — where an ordinary copy of a started predictor refuses, and a
+        stale copy never saves over a newer state
+        (:class:`~skdp.exceptions.StaleStateError`). A ``memory`` ledger first moves to
+        this machine's shared SQLite file. Calling it on a predictor whose record exists
+        (another copy made it durable) loads that record. See
+        ``skdp.prediction._state``.
+
+        What is stored (encrypted and sealed under the ledger key): before the first
+        answer the initial labelled sample; then the running phase — the copies'
+        slices of the sample's positives, their noisy thresholds, Stoppers and buffered
+        noise, their "medium" queries, the phase's positively answered queries — the
+        released majority score and the counters.
+
+        Privacy: unchanged — the same charges, committed before their answers. A process
+        killed between a charge and the save released nothing of that call (its charge
+        stays in the ledger: an over-count); the run is continued from the saved state,
+        since PERP's charges are data-independent (δ(i) per query, (ε, δ(0)) at the
+        first answer) and say nothing about the lost run's noise; if that run was the
+        one that started the mechanism, it is started again without a second payment
+        (nothing of the first start was ever released). The saved state is **private**
+        (training rows, the mechanism's noise): keep the model file and the store
+        private.
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self, "budget_")
+        make_durable(self)
+        return self
+
+    @property
+    def durable_(self) -> bool:
+        """Whether the running mechanism is kept in the ledger's store
+        (:meth:`make_durable`)."""
+        check_is_fitted(self, "budget_")
+        return self._state._durable is not None
 
     # ------------------------------------------------------------------ answering
     def _ready(self):
@@ -243,16 +327,34 @@ class _PERPBase(_PERPScores, QueryBudgetedPredictor):
         # One run per fitted predictor over all its copies: paid once, in the same
         # transaction that checks no copy started it (a copy made before the start
         # that finds it paid refuses, as a copy made after it does).
+        # A durable run names its state record in the payment.
+        link = state._durable
+        note = "" if link is None else f" [state {link.stream_id}]"
         try:
-            if not self._pay_once(eps0, delta0, "initial sample (phase-1 slices)"):
-                self._refuse_copy()
+            paid = self._pay_once(eps0, delta0, _INITIAL, note=note)
         except BudgetExhaustedError as exc:
             if isinstance(exc, QueryBudgetExhaustedError):
                 raise
             raise QueryBudgetExhaustedError(str(exc), np.empty(0, dtype=np.int8)) from exc
+        if not paid and not (link is not None and self._paid_by_a_lost_run(note)):
+            self._refuse_copy()
         state.started = True
         state.mechanism, state.columns = self._start_run(state.X, state.y, state.rng)
         state.X = state.y = None  # held by the mechanism now; never used again
+
+    def _paid_by_a_lost_run(self, note):
+        """Whether the initial payment was made by a run on this durable record.
+
+        Every such run holds the record's lock and saves the started mechanism before
+        any answer leaves it; this run holds the lock and loaded a state that is not
+        started, so the paying run never saved: it was lost (killed, or its call
+        failed) and released nothing of its start. Starting again from the sample is
+        then the only start anyone sees, already paid. A payment by another copy (no
+        note, or another record's) is a run that may have released answers: refused.
+        """
+        tag = f"{type(self).__name__}: {_INITIAL}"
+        paid = [label for label in self._ledger_labels() if label.startswith(tag)]
+        return paid == [tag + note]
 
     def _pay_or_refuse(self, epsilon, delta, label):
         try:
@@ -260,8 +362,24 @@ class _PERPBase(_PERPScores, QueryBudgetedPredictor):
         except BudgetExhaustedError as exc:
             raise QueryBudgetExhaustedError(str(exc), np.empty(0, dtype=np.int8)) from exc
 
-    def _scores(self, X):
-        """The released score of each query in [−1, 1] (see ``predict_proba``)."""
+    def _scores(self, X, as_output=None, gate=None):
+        """The released score in [−1, 1] of each row of ``X`` (validated here), in order.
+
+        ``gate`` is as for ``_ScoredAnswers._scores`` (``skdp serve``'s quotas);
+        ``as_output`` is unused: a PERP call is refused before it answers any row
+        (every charge of a call precedes its answers), so a refusal carries no
+        answers to convert.
+        """
+        check_is_fitted(self, "budget_")
+        return self._answered(validate_data(self, X, reset=False), gate)
+
+    def _answered(self, X, gate=None):
+        """Answer the validated rows ``X`` on the (durable, if made so) state."""
+        return answer_on_state(lambda: self._state, lambda: self._stream_scores(X), gate,
+                               X.shape[0])
+
+    def _stream_scores(self, X):
+        """The next answers of the stream: scores of the rows of ``X``."""
         state = self._state
         n = X.shape[0]
         if not self._ready():
@@ -284,7 +402,7 @@ class _PERPBase(_PERPScores, QueryBudgetedPredictor):
         return self._walk_scores(walk)
 
     def _answer(self, X):
-        return np.where(self._scores(X) > 0, 1, -1).astype(np.int8)
+        return np.where(self._answered(X) > 0, 1, -1).astype(np.int8)
 
     # ------------------------------------------------------------------ attributes
     @property

@@ -13,9 +13,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.utils.validation import check_is_fitted
 
-from .._input import validate_data
 from ..exceptions import BudgetExhaustedError
 from ..mechanisms.between_thresholds import HIGH, LOW
 from ..mechanisms.laplace import discrete_laplace
@@ -55,8 +53,18 @@ def noisy_majority_score(y_pm: NDArray[Any], epsilon: float,
 class _PERPScores:
     """The scoring half of the PERP predictors (see the module docstring)."""
 
-    def _scores(self, X):
+    def _scores(self, X, as_output=None, gate=None):
         raise NotImplementedError  # pragma: no cover - the predictor's answering
+
+    def _labels(self, scores):
+        """The labels of released scores: ``classes_[1]`` where s > 0."""
+        return self.classes_[(np.asarray(scores) > 0).astype(np.intp)]
+
+    @staticmethod
+    def _proba(scores):
+        """[(1 − s)/2, (1 + s)/2] per released score s (see :meth:`predict_proba`)."""
+        share = (1.0 + np.asarray(scores)) / 2.0
+        return np.column_stack([1.0 - share, share])
 
     def _walk_scores(self, walk):
         """inside (all copies "low") 1 − α, "medium" 0, "high" −(1 − α)."""
@@ -107,8 +115,6 @@ class _PERPScores:
         ndarray of shape (n_queries,)
             2·P(``classes_[1]``) − 1 of :meth:`predict_proba`.
         """
-        check_is_fitted(self, "budget_")
-        X = validate_data(self, X, reset=False)
         return self._scores(X)
 
     def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
@@ -148,5 +154,4 @@ class _PERPScores:
         ndarray of shape (n_queries, 2)
             Columns in ``classes_`` order; rows sum to 1.
         """
-        share = (1.0 + self.decision_function(X)) / 2.0
-        return np.column_stack([1.0 - share, share])
+        return self._proba(self.decision_function(X))

@@ -28,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._input import validate_data
 from ._base import QueryBudgetExhaustedError
-from ._state import make_durable
+from ._state import answer_on_state, make_durable
 
 __all__: list[str] = []
 
@@ -148,16 +148,8 @@ class _ScoredAnswers:
         """
         check_is_fitted(self, "budget_")
         X = validate_data(self, X, reset=False)
-
-        def answer():
-            commit = None if gate is None else gate(self._state, X.shape[0])
-            scores = self._released_scores(X, as_output)
-            if commit is not None:
-                commit()
-            return scores
-
-        link = self._state._durable
-        return answer() if link is None else link.run(lambda: self._state, answer)
+        return answer_on_state(lambda: self._state,
+                               lambda: self._released_scores(X, as_output), gate, X.shape[0])
 
     def _released_scores(self, X, as_output):
         cache = self._state.answers

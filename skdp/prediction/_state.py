@@ -38,8 +38,10 @@ that reaches the store:
    or a PostgreSQL advisory lock), so replicas answer one call at a time;
 2. reloads the state if the stored version is not the one it holds (another replica
    or a restarted process moved on);
-3. answers, charging the ledger as always (each charge committed before the answer
-   that depends on it);
+3. answers, charging the ledger as always, but with the call's charges held back and
+   committed together, one transaction per ledger, when it has answered
+   (:func:`~skdp.accounting._ledger.charge_batch`; a commit refused because a copy
+   outside the lock took a capped slot meanwhile releases nothing of the call);
 4. saves the new state by compare-and-swap from the version it loaded, and only then
    lets the answers leave the call. A save that finds the record moved on
    (:class:`~skdp.exceptions.StaleStateError`) drops this run's answers unreleased and
@@ -51,8 +53,9 @@ and its noisy thresholds, the same hard queries and teachers, the same answer me
 killed between a charge and the save released nothing of that call; its charges stay
 in the ledger (an over-count, never an answer without its charge), and if one of them
 came from the live instance (a hard query, an instance start) that instance is not
-continued (:meth:`_DurableLink.sync`). A stale copy can
-never save over a newer state. The generators are not carried over (an
+continued (:meth:`_DurableLink.sync`) — unless, as for PERP, the state says its steps do
+not depend on that noise (``steps_reveal_mechanism``; ``_perp_base._PERPState``). A stale
+copy can never save over a newer state. The generators are not carried over (an
 :class:`~skdp._streams.EphemeralGenerator` pickles as a fresh one): a continued
 mechanism draws its future coins afresh, which is as private as the original's and
 keeps nothing in the store that could step a generator back. The training rows are
@@ -72,11 +75,12 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..accounting._ledger import charge_batch
 from ..accounting.stores._states import load_state, open_state, save_state, state_version
 from ..exceptions import StaleStateError
 from ._teachers import _Blocks
 
-__all__ = ["PredictorState"]
+__all__ = ["PredictorState", "answer_on_state"]
 
 # Attempts of one answering call when another replica saves in between (with the
 # record's lock held by every replica this does not happen; the loop is the safety net).
@@ -91,6 +95,11 @@ class PredictorState:
     made durable; ``_version`` is the record's version this object holds (``None``:
     reload before use).
     """
+
+    #: Whether a ledger step a run commits (a hard query, an instance start) depends on
+    #: the live mechanism's noise, so that a run lost after such a step taints the live
+    #: mechanism (:meth:`_DurableLink.sync`). PERP's state says no (``_perp_base``).
+    steps_reveal_mechanism = True
 
     def __init__(self, rng: Any) -> None:
         self.rng = rng
@@ -255,8 +264,8 @@ class _DurableLink:
             return
         version, payload = load_state(self.store, self.stream_id, self.what)
         state._restore(payload, version)
-        if state.mechanism is not None and self._ledger_steps() > getattr(
-                state, "ledger_steps", 0):
+        if state.mechanism is not None and state.steps_reveal_mechanism and (
+                self._ledger_steps() > getattr(state, "ledger_steps", 0)):
             state.mechanism = None
 
     def run(self, state_of: Callable[[], PredictorState], answer: Callable[[], Any]) -> Any:
@@ -273,7 +282,10 @@ class _DurableLink:
                 state = state_of()
                 self.sync(state)
                 try:
-                    result = answer()
+                    # The call's charges commit together, before the save below; a
+                    # budget running out mid-call commits what its released answers used.
+                    with charge_batch(commit_on=(QueryBudgetExhaustedError,)):
+                        result = answer()
                 except QueryBudgetExhaustedError:
                     if self._save(state):
                         raise
@@ -296,7 +308,7 @@ class _DurableLink:
     def _save(self, state: PredictorState) -> bool:
         """Save by compare-and-swap; False (state marked for reload) if it moved on."""
         assert state._version is not None
-        if state.mechanism is not None:
+        if state.mechanism is not None and state.steps_reveal_mechanism:
             # What the ledger holds as this state is saved: a later reload that finds
             # more steps knows a run after it committed without saving (see sync).
             state.ledger_steps = self._ledger_steps()
@@ -307,6 +319,27 @@ class _DurableLink:
             state._version = None
             return False
         return True
+
+
+def answer_on_state(state_of: Callable[[], PredictorState], answer: Callable[[], Any],
+                    gate: Callable[[Any, int], Any] | None = None, n_rows: int = 0) -> Any:
+    """``answer()`` on the predictor's state ``state_of()`` — through its durable link
+    (:meth:`_DurableLink.run`: lock, reload, save by compare-and-swap) if it has one.
+
+    ``gate(state, n_rows)``, if given, runs first on the current (for a durable
+    predictor: freshly loaded) state; it may raise to refuse the call, or return a
+    callable run once the answers are released into the state, before it is saved
+    (``skdp serve`` keeps its per-token quotas this way).
+    """
+    def run() -> Any:
+        commit = None if gate is None else gate(state_of(), n_rows)
+        result = answer()
+        if commit is not None:
+            commit()
+        return result
+
+    link = state_of()._durable
+    return run() if link is None else link.run(state_of, run)
 
 
 _LINKS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()

@@ -1,8 +1,13 @@
 """``skdp serve``: private prediction as a service over HTTP.
 
 ``skdp serve MODEL.pkl [--host 127.0.0.1] [--port 8000] [--tokens FILE] [--workers N]
-[--quota ROWS]`` serves a fitted :class:`~skdp.prediction.PrivatePredictor` or
-:class:`~skdp.prediction.SubsampleAggregatePredictor` (``pip install "skdp[serve]"``).
+[--quota ROWS]`` serves a fitted :class:`~skdp.prediction.PrivatePredictor`,
+:class:`~skdp.prediction.SubsampleAggregatePredictor` or PERP predictor
+(:class:`~skdp.prediction.RectanglesPERPClassifier`,
+:class:`~skdp.prediction.DecisionStumpPERPClassifier`; ``pip install "skdp[serve]"``).
+Yan's predictor and subsample-and-aggregate remember released answers (a row asked
+again is answered the same, free); a PERP predictor answers every row as the next
+query of its everlasting stream (a row asked again is a new query, charged its δ(i)).
 Starlette on uvicorn: a small, well-kept ASGI stack (uvicorn's process manager gives
 ``--workers``), with no model layer or validation framework between the request and
 the predictor, so every check that touches request data is ours and prints no value.

@@ -42,7 +42,9 @@ def load_model(path: str) -> Any:
 
     Only load a pickle you made: unpickling runs code. The predictor must answer with
     released scores (:class:`~skdp.prediction.PrivatePredictor`,
-    :class:`~skdp.prediction.SubsampleAggregatePredictor`).
+    :class:`~skdp.prediction.SubsampleAggregatePredictor`,
+    :class:`~skdp.prediction.RectanglesPERPClassifier`,
+    :class:`~skdp.prediction.DecisionStumpPERPClassifier`).
     """
     return unpickle_predictor(path).make_durable()
 
@@ -54,7 +56,7 @@ def unpickle_predictor(path: str) -> Any:
     if not hasattr(model, "make_durable") or not hasattr(model, "budget_"):
         raise TypeError(
             f"{path} holds a {type(model).__name__}; skdp serve and skdp label need a "
-            "fitted PrivatePredictor or SubsampleAggregatePredictor.")
+            "fitted PrivatePredictor, SubsampleAggregatePredictor or PERP predictor.")
     return model
 
 
@@ -155,7 +157,10 @@ class _Service:
         def read() -> dict[str, Any]:
             state = model._state
             answers = getattr(state, "answers", None)
-            answered = 0 if answers is None else int(sum(r[0].size for r in answers.runs))
+            if answers is None:  # PERP: no answer memory, every row is the next query
+                answered = int(getattr(state, "n_answered", 0))
+            else:
+                answered = int(sum(r[0].size for r in answers.runs))
             hard_left = None
             if getattr(state, "teachers", None) is not None and hasattr(model,
                                                                         "max_hard_queries_"):

@@ -295,7 +295,7 @@ class LedgerStore:
 
     def charge(self, ledger_id: str, epsilon: float, delta: float, label: str | None,
                stream: tuple[str, int] | None = None,
-               cap: tuple[str, int] | None = None) -> int:  # pragma: no cover
+               cap: tuple[str, int] | None = None) -> int:
         """Append a charge atomically and return its ``seq``.
 
         ``stream``, a ``(stream_id, expected_version)`` pair, is advanced by one in the
@@ -305,6 +305,17 @@ class LedgerStore:
         recorded — checked in the same transaction, so concurrent copies cannot pass
         the cap together. Raises :class:`BudgetExhaustedError` or
         :class:`LedgerIntegrityError` with nothing recorded.
+        """
+        return self.charge_many(ledger_id, [(epsilon, delta, label, cap)], stream)[0]
+
+    def charge_many(self, ledger_id: str,
+                    items: Sequence[tuple[float, float, str | None, tuple[str, int] | None]],
+                    stream: tuple[str, int] | None = None) -> list[int]:  # pragma: no cover
+        """Append several charges ``(epsilon, delta, label, cap)`` in **one** transaction,
+        in order, each checked as :meth:`charge` checks one (its cap counting the ones
+        before it); return their ``seq``. All or nothing: the first that does not fit
+        or whose cap is full raises, and none is recorded. (One request's charges:
+        ``skdp.accounting._ledger.charge_batch``.)
         """
         raise NotImplementedError
 

@@ -356,31 +356,37 @@ class SQLStore(LedgerStore):
                                  self._read_charges(execute, ledger_id), head_count, head_hash)
                     or self._witnessed(execute, ledger_id, head_count, head_hash))
 
-    def charge(self, ledger_id: str, epsilon: float, delta: float, label: str | None,
-               stream: tuple[str, int] | None = None,
-               cap: tuple[str, int] | None = None) -> int:
+    def charge_many(self, ledger_id: str,
+                    items: Sequence[tuple[float, float, str | None, tuple[str, int] | None]],
+                    stream: tuple[str, int] | None = None) -> list[int]:
+        if not items:
+            return []
+        key, seqs = ledger_key(), []
         with self._transaction() as execute:
             totals, last, problem = self._head(execute, ledger_id)
             if problem is not None:
                 raise integrity_error(ledger_id, problem)
-            # The cap first: a step whose cap is full is refused as such (CapReachedError)
-            # whether or not its cost would still fit.
-            if cap is not None:
-                count = execute("SELECT COUNT(*) FROM skdp_charges WHERE ledger_id = ? "
-                                "AND substr(label, 1, ?) = ?",
-                                (ledger_id, len(cap[0]), cap[0])).fetchone()[0]
-                check_cap(cap, int(count), label)
-            check_fits(totals, last, epsilon, delta, label)
-            if stream is not None:
-                self._cas(execute, stream[0], stream[1], label)
-            new = next_charge(ledger_key(), ledger_id, totals, last, epsilon, delta, label)
-            self._insert(execute, ledger_id, new)
+            for epsilon, delta, label, cap in items:
+                # The cap first: a step whose cap is full is refused as such
+                # (CapReachedError) whether or not its cost would still fit. The count
+                # sees this transaction's earlier inserts.
+                if cap is not None:
+                    count = execute("SELECT COUNT(*) FROM skdp_charges WHERE ledger_id = ? "
+                                    "AND substr(label, 1, ?) = ?",
+                                    (ledger_id, len(cap[0]), cap[0])).fetchone()[0]
+                    check_cap(cap, int(count), label)
+                check_fits(totals, last, epsilon, delta, label)
+                if stream is not None and not seqs:
+                    self._cas(execute, stream[0], stream[1], label)
+                last = next_charge(key, ledger_id, totals, last, epsilon, delta, label)
+                self._insert(execute, ledger_id, last)
+                seqs.append(last.seq)
             execute("UPDATE skdp_ledgers SET head_count = ?, head_hash = ? WHERE ledger_id = ?",
-                    (new.seq + 1, new.hash, ledger_id))
+                    (last.seq + 1, last.hash, ledger_id))
         # Committed: remember the new head (and stream version) before anything leaves.
-        WITNESS.saw(self._witness_name, ledger_id, new.seq + 1, new.hash,
+        WITNESS.saw(self._witness_name, ledger_id, last.seq + 1, last.hash,
                     stream=None if stream is None else (stream[0], stream[1] + 1))
-        return new.seq
+        return seqs
 
     def create_stream(self, ledger_id: str, stream_id: str) -> None:
         mac = stream_mac(ledger_key(), stream_id, ledger_id, 0)

@@ -21,7 +21,7 @@ import bisect
 import contextlib
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ...exceptions import PrivacyError
 from ._base import (
@@ -174,23 +174,31 @@ class MemoryStore(LedgerStore):
     def _last(ledger: _MemoryLedger) -> Charge | None:
         return ledger.charges[-1] if ledger.charges else None
 
-    def charge(self, ledger_id: str, epsilon: float, delta: float, label: str | None,
-               stream: tuple[str, int] | None = None,
-               cap: tuple[str, int] | None = None) -> int:
+    def charge_many(self, ledger_id: str,
+                    items: Sequence[tuple[float, float, str | None, tuple[str, int] | None]],
+                    stream: tuple[str, int] | None = None) -> list[int]:
         with self._locked():
             ledger = self._get(ledger_id)
             # Memory cannot be edited from outside the process, so the chain is not
-            # re-checked here (it is on promotion and by verify()).
-            last = self._last(ledger)
-            if cap is not None:  # first, as in the SQL stores
-                check_cap(cap, ledger.count_prefix(cap[0], cap[1]), label)
-            check_fits(ledger.totals, last, epsilon, delta, label)
-            if stream is not None:
-                self._cas(stream[0], stream[1], label)
-            ledger.charges.append(next_charge(self._key, ledger_id, ledger.totals, last,
-                                              epsilon, delta, label))
-            bisect.insort(ledger.labels, ledger.charges[-1].label)
-            return len(ledger.charges) - 1
+            # re-checked here (it is on promotion and by verify()). All or nothing: the
+            # charges are checked against the ledger plus the ones before them, then
+            # appended together.
+            last, new, labels = self._last(ledger), [], []
+            for epsilon, delta, label, cap in items:
+                if cap is not None:  # first, as in the SQL stores
+                    earlier = sum((lab or "").startswith(cap[0]) for lab in labels)
+                    check_cap(cap, ledger.count_prefix(cap[0], cap[1]) + earlier, label)
+                check_fits(ledger.totals, last, epsilon, delta, label)
+                last = next_charge(self._key, ledger_id, ledger.totals, last, epsilon, delta,
+                                   label)
+                new.append(last)
+                labels.append(label)
+            if stream is not None and new:
+                self._cas(stream[0], stream[1], items[0][2])
+            for charge in new:
+                ledger.charges.append(charge)
+                bisect.insort(ledger.labels, charge.label)
+            return [charge.seq for charge in new]
 
     def create_stream(self, ledger_id: str, stream_id: str) -> None:
         with self._locked():
