@@ -545,7 +545,7 @@ class DPWinnowClassifier(PrivateEstimatorMixin, ScheduledUpdatesMixin,
         return index if kind == "constant" else None
 
     @property
-    def guard_constant_(self):
+    def guard_constant_(self) -> object:
         """The label the guard answers with (``predict``, ``predict_proba``,
         ``decision_function``) instead of the estimator, or None while the estimator
         answers. A function of the guard's released noisy counts."""
