@@ -64,6 +64,25 @@ composition bound for a *fixed* i is not an odometer: a filter valid for a
 data-dependent i needs its own analysis (Rogers et al. 2016), which the per-i
 bounds do not provide. Charging ε_plan at the first answer is therefore the
 sound record; later steps cost 0 in the ledger. ∎
+
+*Lemma 3 (teacher updates).* With either ``teacher_update`` rule, after the hard
+queries (x₁, s₁), …, (x_j, s_j) of the transcript so far, teacher i is a function
+G(S_i, transcript) of its own block S_i and the released transcript only. *Proof.*
+``"refit"``: teacher i is the clone's ``fit`` on S_i plus the released (x, s) rows,
+refit when it disagreed with a released s (a function of the teacher as it then was,
+by induction G(S_i, earlier transcript), and of (x, s)); the clone's
+``random_state`` is a public parameter or randomness independent of the data.
+``"none"``: teacher i is its fit on S_i, a function of S_i alone. So for samples
+differing in one row, which lies in one block, every teacher but one is the same
+function of the transcript, and every vote has sensitivity 1/k given the transcript:
+the premise of Yan's Observation 1 and Claim 1 (proved in her Appendix A.1 as Claim
+12: "one different point makes one f_{i,j} different"), which her Alg. 2 states for
+any generator G(S_i, transcript_j) (step 2a), and of Lemma 1 above. ∎ ``"none"`` is
+not Yan's G_oblivious (an ERM over C restricted to the hard queries): her bound on
+the number of hard queries (Claim 5) does not cover it — nor refit forests, which are
+no ERM either; the cap, not that bound, is what the guarantee rests on.
+``tests/privacy/test_teacher_update_audit.py`` audits both rules and a twin whose
+update reads the other blocks' votes.
 """
 
 from __future__ import annotations
@@ -195,7 +214,11 @@ class _ShrinkageAnswering:
             state.teachers.fit(None, None, through=state.forced_X)
             return
         disagree = np.flatnonzero(state.teachers.predict_one(x) != label)
-        state.teachers.fit(state.forced_X, state.forced_y, None, only=disagree)
+        to_refit = getattr(state.teachers, "to_refit", None)
+        if to_refit is not None:  # estimator teachers: teacher_update
+            disagree = to_refit(disagree)
+        if disagree.size:
+            state.teachers.fit(state.forced_X, state.forced_y, None, only=disagree)
 
     def _code_scores(self, codes):
         """Scores of released BetweenThresholds codes (see the module docstring)."""
