@@ -207,18 +207,21 @@ class _ShrinkageAnswering:
             self._refuse_hard_cap(answered)
 
     def _hard_query(self, x, label):
+        """Record the hard query (x, label) and update the teachers; return whether any
+        teacher changed (else the votes already computed stay exact)."""
         state = self._state
         state.forced_X = np.concatenate([state.forced_X, x[None, :]])
         state.forced_y = np.concatenate([state.forced_y, [label]]).astype(np.int8)
         if self.mode_ == "halfspace":
             state.teachers.fit(None, None, through=state.forced_X)
-            return
+            return True
         disagree = np.flatnonzero(state.teachers.predict_one(x) != label)
         to_refit = getattr(state.teachers, "to_refit", None)
         if to_refit is not None:  # estimator teachers: teacher_update
             disagree = to_refit(disagree)
         if disagree.size:
             state.teachers.fit(state.forced_X, state.forced_y, None, only=disagree)
+        return bool(disagree.size)
 
     def _code_scores(self, codes):
         """Scores of released BetweenThresholds codes (see the module docstring)."""
@@ -234,26 +237,28 @@ class _ShrinkageAnswering:
         lower, upper = self.thresholds_
         i = 0
         size = _CHUNK_MIN
+        votes, start = np.empty(0), 0  # exact votes of X[start : start + votes.size]
         while i < n:
             if state.mechanism is None or state.mechanism.halted:
                 state.mechanism = None
                 self._start_instance(answers[:i].copy())
-                size = _CHUNK_MIN
-            # Votes are computed a chunk at a time; a hard query ends the chunk (the
-            # teachers change), so chunks start small after one and grow while the
-            # stream stays easy. Answers do not depend on the chunking.
-            chunk = X[i : i + size]
-            size = min(2 * size, _CHUNK_MAX)
-            codes = state.mechanism.process(state.teachers.vote(chunk), stop_at_hard=True)
+            # Votes are computed a chunk at a time; a hard query that changes the
+            # teachers ends the chunk, so chunks start small after one and grow while
+            # the stream stays easy. Answers do not depend on the chunking.
+            if i >= start + votes.size:
+                start = i
+                votes = state.teachers.vote(X[i : i + size])
+                size = min(2 * size, _CHUNK_MAX)
+            codes = state.mechanism.process(votes[i - start :], stop_at_hard=True)
             m = codes.size
             answers[i : i + m] = self._code_scores(codes)
             if codes[-1] == BetweenThresholds.HARD:
                 self._record_hard_query(answers[: i + m - 1].copy())
                 label = np.int8(state.rng.choice(np.array([-1, 1])))
                 answers[i + m - 1] = 0.5 + label * (upper - lower) / 4.0
-                self._hard_query(chunk[m - 1], label)
+                if self._hard_query(X[i + m - 1], label):
+                    votes, size = np.empty(0), _CHUNK_MIN
                 if self._count_labels(_HARD) >= self.max_hard_queries_:
                     state.mechanism = None  # the cap: the next query is refused
-                size = _CHUNK_MIN
             i += m
         return answers

@@ -39,9 +39,9 @@ import numpy as np
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
 
-__all__ = ["TreeVotes", "stackable"]
+__all__ = ["FORESTS", "TreeVotes", "stackable"]
 
-_FORESTS = (RandomForestClassifier, ExtraTreesClassifier)
+FORESTS = (RandomForestClassifier, ExtraTreesClassifier)
 _CELLS = 1 << 22  # (query, tree) pairs walked per pass: bounds the working memory
 
 
@@ -50,7 +50,7 @@ def _trees_of(model):
     None. Exact types only: a subclass may predict differently."""
     if type(model) is DecisionTreeClassifier:
         trees, divide = [model], False
-    elif type(model) in _FORESTS:
+    elif type(model) in FORESTS:
         trees, divide = list(model.estimators_), True
     else:
         return None
