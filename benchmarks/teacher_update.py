@@ -141,7 +141,7 @@ def main() -> None:
                "hard": "hard queries", "hard_cpu_s": "CPU s in hard queries",
                "per_hard_s": "CPU s per hard query"}
     write_report(NAME, summary, columns, out_dir=out,
-                 title="Yan's predictor, random-forest teachers: refit vs leaf updates",
+                 title="Yan's predictor, random-forest teachers: refit vs no teacher update",
                  notes=[f"ε = {EPSILON:g}, δ = {DELTA:g}, cap {CAP} hard queries, "
                         f"{args.rows_per_teacher} rows per teacher, 5 % label noise, "
                         f"{args.queries} fresh queries per run; means over seeds.",
