@@ -64,6 +64,25 @@ composition bound for a *fixed* i is not an odometer: a filter valid for a
 data-dependent i needs its own analysis (Rogers et al. 2016), which the per-i
 bounds do not provide. Charging ε_plan at the first answer is therefore the
 sound record; later steps cost 0 in the ledger. ∎
+
+*Lemma 3 (teacher updates).* With either ``teacher_update`` rule, after the hard
+queries (x₁, s₁), …, (x_j, s_j) of the transcript so far, teacher i is a function
+G(S_i, transcript) of its own block S_i and the released transcript only. *Proof.*
+``"refit"``: teacher i is the clone's ``fit`` on S_i plus the released (x, s) rows,
+refit when it disagreed with a released s (a function of the teacher as it then was,
+by induction G(S_i, earlier transcript), and of (x, s)); the clone's
+``random_state`` is a public parameter or randomness independent of the data.
+``"none"``: teacher i is its fit on S_i, a function of S_i alone. So for samples
+differing in one row, which lies in one block, every teacher but one is the same
+function of the transcript, and every vote has sensitivity 1/k given the transcript:
+the premise of Yan's Observation 1 and Claim 1 (proved in her Appendix A.1 as Claim
+12: "one different point makes one f_{i,j} different"), which her Alg. 2 states for
+any generator G(S_i, transcript_j) (step 2a), and of Lemma 1 above. ∎ ``"none"`` is
+not Yan's G_oblivious (an ERM over C restricted to the hard queries): her bound on
+the number of hard queries (Claim 5) does not cover it — nor refit forests, which are
+no ERM either; the cap, not that bound, is what the guarantee rests on.
+``tests/privacy/test_teacher_update_audit.py`` audits both rules and a twin whose
+update reads the other blocks' votes.
 """
 
 from __future__ import annotations
@@ -188,14 +207,21 @@ class _ShrinkageAnswering:
             self._refuse_hard_cap(answered)
 
     def _hard_query(self, x, label):
+        """Record the hard query (x, label) and update the teachers; return whether any
+        teacher changed (else the votes already computed stay exact)."""
         state = self._state
         state.forced_X = np.concatenate([state.forced_X, x[None, :]])
         state.forced_y = np.concatenate([state.forced_y, [label]]).astype(np.int8)
         if self.mode_ == "halfspace":
             state.teachers.fit(None, None, through=state.forced_X)
-            return
+            return True
         disagree = np.flatnonzero(state.teachers.predict_one(x) != label)
-        state.teachers.fit(state.forced_X, state.forced_y, None, only=disagree)
+        to_refit = getattr(state.teachers, "to_refit", None)
+        if to_refit is not None:  # estimator teachers: teacher_update
+            disagree = to_refit(disagree)
+        if disagree.size:
+            state.teachers.fit(state.forced_X, state.forced_y, None, only=disagree)
+        return bool(disagree.size)
 
     def _code_scores(self, codes):
         """Scores of released BetweenThresholds codes (see the module docstring)."""
@@ -211,26 +237,28 @@ class _ShrinkageAnswering:
         lower, upper = self.thresholds_
         i = 0
         size = _CHUNK_MIN
+        votes, start = np.empty(0), 0  # exact votes of X[start : start + votes.size]
         while i < n:
             if state.mechanism is None or state.mechanism.halted:
                 state.mechanism = None
                 self._start_instance(answers[:i].copy())
-                size = _CHUNK_MIN
-            # Votes are computed a chunk at a time; a hard query ends the chunk (the
-            # teachers change), so chunks start small after one and grow while the
-            # stream stays easy. Answers do not depend on the chunking.
-            chunk = X[i : i + size]
-            size = min(2 * size, _CHUNK_MAX)
-            codes = state.mechanism.process(state.teachers.vote(chunk), stop_at_hard=True)
+            # Votes are computed a chunk at a time; a hard query that changes the
+            # teachers ends the chunk, so chunks start small after one and grow while
+            # the stream stays easy. Answers do not depend on the chunking.
+            if i >= start + votes.size:
+                start = i
+                votes = state.teachers.vote(X[i : i + size])
+                size = min(2 * size, _CHUNK_MAX)
+            codes = state.mechanism.process(votes[i - start :], stop_at_hard=True)
             m = codes.size
             answers[i : i + m] = self._code_scores(codes)
             if codes[-1] == BetweenThresholds.HARD:
                 self._record_hard_query(answers[: i + m - 1].copy())
                 label = np.int8(state.rng.choice(np.array([-1, 1])))
                 answers[i + m - 1] = 0.5 + label * (upper - lower) / 4.0
-                self._hard_query(chunk[m - 1], label)
+                if self._hard_query(X[i + m - 1], label):
+                    votes, size = np.empty(0), _CHUNK_MIN
                 if self._count_labels(_HARD) >= self.max_hard_queries_:
                     state.mechanism = None  # the cap: the next query is refused
-                size = _CHUNK_MIN
             i += m
         return answers

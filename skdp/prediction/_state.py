@@ -78,7 +78,7 @@ from typing import Any
 from ..accounting._ledger import charge_batch
 from ..accounting.stores._states import load_state, open_state, save_state, state_version
 from ..exceptions import StaleStateError
-from ._teachers import _Blocks
+from ._teachers import _Blocks, _FittedModels
 
 __all__ = ["PredictorState", "answer_on_state"]
 
@@ -125,38 +125,50 @@ class PredictorState:
         self.mechanism = None
 
     # ------------------------------------------------------------------ durable
-    def _blocks(self) -> dict[str, _Blocks]:
-        """The training rows this state's teachers refer to, by token."""
-        found = {}
+    def _stored_once(self) -> dict[Any, Any]:
+        """What this state's saves refer to instead of storing it: the training rows
+        (``("blocks", token)``) and the teachers as ``fit`` made them (``("models",
+        token)`` for the list, ``("model", token, i)`` for each), all held by the model
+        file. A save then writes only the teachers a hard query refitted."""
+        found: dict[Any, Any] = {}
         for holder in (getattr(self, "teachers", None), getattr(self, "fallback", None)):
             data = getattr(holder, "data", None)
             if isinstance(data, _Blocks):
-                found[data.token] = data
+                found["blocks", data.token] = data
+            base = getattr(holder, "base", None)
+            if isinstance(base, _FittedModels):
+                found["models", base.token] = base
+                for i, model in enumerate(base.models):
+                    found["model", base.token, i] = model
         return found
 
     def _payload(self) -> bytes:
-        """The bytes saved in the state record: everything but the training rows
-        (referred to by token) and the link itself. Private: exact votes are in it."""
+        """The bytes saved in the state record: everything but the training rows and the
+        fitted teachers (referred to by token: :meth:`_stored_once`) and the link itself.
+        Private: exact votes are in it."""
         state = {k: v for k, v in self.__dict__.items() if k not in ("_durable", "_version")}
+        refs = {id(obj): key for key, obj in self._stored_once().items()}
         buffer = io.BytesIO()
         pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
-        pickler.persistent_id = (  # type: ignore[method-assign]
-            lambda obj: ("blocks", obj.token) if isinstance(obj, _Blocks) else None)
+        # Every referred object is alive (held by this state) while dumping, so its id
+        # names it alone.
+        pickler.persistent_id = lambda obj: refs.get(id(obj))  # type: ignore[method-assign]
         pickler.dump(state)
         return buffer.getvalue()
 
     def _restore(self, payload: bytes, version: int) -> None:
         """Replace this state by the saved one (the link stays)."""
-        blocks = self._blocks()
+        held = self._stored_once()
 
-        def persistent_load(pid: Any) -> _Blocks:
-            kind, token = pid
-            if kind != "blocks" or token not in blocks:
+        def persistent_load(pid: Any) -> Any:
+            key = tuple(pid)
+            if key not in held:
                 raise ValueError(
-                    "the saved running mechanism refers to training rows this fitted "
-                    "predictor does not hold (it was continued after more partial_fit "
-                    "rows than this copy has); load the model that made it durable.")
-            return blocks[token]
+                    "the saved running mechanism refers to training rows or teachers this "
+                    "fitted predictor does not hold (it was continued after more "
+                    "partial_fit rows than this copy has); load the model that made it "
+                    "durable.")
+            return held[key]
 
         unpickler = pickle.Unpickler(io.BytesIO(payload))
         unpickler.persistent_load = persistent_load  # type: ignore[method-assign]

@@ -78,12 +78,14 @@ def _as_hypothesis_class(estimator, n_features):
     return Halfspaces(n_features, C=float(params["C"]))
 
 
-def make_teachers(hypotheses, estimator, data, n_jobs=None):
-    """The teachers backend for a hypothesis class or an sklearn estimator."""
+def make_teachers(hypotheses, estimator, data, n_jobs=None, update="refit"):
+    """The teachers backend for a hypothesis class or an sklearn estimator (``update``:
+    see :class:`_EstimatorTeachers`; a hypothesis class's teachers are always its exact
+    ERMs)."""
     if hypotheses is None:
         hypotheses = _as_hypothesis_class(estimator, data.X.shape[1])
         if hypotheses is None:
-            return _EstimatorTeachers(estimator, data, n_jobs)
+            return _EstimatorTeachers(estimator, data, n_jobs, update)
     return _ClassTeachers(hypotheses, data)
 
 
@@ -170,12 +172,35 @@ def _fit_clone(estimator, weighted, X, y, w):
     return model.fit(X, y)
 
 
+class _FittedModels:
+    """The teachers as the first ``fit`` made them, named by a token (a new one at every
+    full fit).
+
+    A durable predictor's saved state refers to these models by token and index
+    instead of storing them again (``skdp.prediction._state``), so a save writes only
+    the teachers a hard query refitted — none with ``update="none"``.
+    """
+
+    def __init__(self, models):
+        self.models = list(models)
+        self.token = uuid.uuid4().hex
+
+
 class _EstimatorTeachers:
-    def __init__(self, estimator, data, n_jobs=None):
+    """Teachers that are clones of an sklearn classifier, one per block.
+
+    ``update`` is what a hard query (x, s) does to a teacher that disagrees with s at x:
+    ``"refit"`` fits it again on its block plus every hard query so far; ``"none"``
+    leaves it as fitted (the predictor answers x from its transcript if asked again).
+    """
+
+    def __init__(self, estimator, data, n_jobs=None, update="refit"):
         self.estimator = estimator
         self.data = data
         self.models = []
         self.n_jobs = n_jobs
+        self.update = update
+        self.base = None
         self._weighted = has_fit_parameter(estimator, "sample_weight")
         self._stack = None
         self._trees = None
@@ -189,16 +214,23 @@ class _EstimatorTeachers:
 
     def __setstate__(self, state):
         state.setdefault("_trees", None)
+        state.setdefault("update", "refit")
+        state.setdefault("base", None)
         self.__dict__.update(state)
 
     def _tree_votes(self):
         """The teachers stacked for voting (:class:`TreeVotes`) if every one is a tree
-        ensemble or a constant, else None; built on first use after each fit (False:
-        known not to be stackable)."""
+        ensemble or a constant, else None; built on first use (False: known not to be
+        stackable) and kept in step by later fits (:meth:`TreeVotes.replace`)."""
         if self._trees is None:
             self._trees = (self._stack is None and stackable(self.models)
                            and TreeVotes(self.models))
         return self._trees or None
+
+    def to_refit(self, teachers):
+        """The teachers a hard query refits: all that disagree with its label
+        (``update="refit"``), none (``"none"``)."""
+        return teachers if self.update == "refit" else teachers[:0]
 
     def fit(self, forced_X, forced_y, through=None, only=None):
         if through is not None and len(through):
@@ -222,8 +254,17 @@ class _EstimatorTeachers:
         )
         for (b, *_), model in zip(jobs, fitted, strict=True):
             self.models[b] = model
+        if only is None:
+            self.base = _FittedModels(self.models)
         self._stack = self._linear_stack()
-        self._trees = None
+        trees = self._trees
+        if (trees and only is not None and trees.n_teachers == d.n_blocks
+                and all(isinstance(self.models[b], _Constant) or stackable([self.models[b]])
+                        for b in todo)):
+            for b in todo:  # in step without a rebuild (TreeVotes.replace)
+                trees.replace(b, self.models[b])
+        else:
+            self._trees = None
 
     def _linear_stack(self):
         """(LinearVotes, W, c, lo, hi) if every teacher is a binary linear model or a
@@ -254,8 +295,7 @@ class _EstimatorTeachers:
             return np.where(W @ x + c > 0, hi, lo).astype(np.int8)
         trees = self._tree_votes()
         if trees is not None:
-            constants = np.array([getattr(m, "label", 0) for m in self.models], dtype=np.int8)
-            return trees.teacher_labels(x, constants)
+            return trees.teacher_labels(x)
         return np.array([int(m.predict(x[None, :])[0]) for m in self.models], dtype=np.int8)
 
     def vote(self, X):

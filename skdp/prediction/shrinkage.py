@@ -32,6 +32,7 @@ from ._teachers import (
     _partition,
     make_teachers,
 )
+from ._tree_votes import FORESTS as _FORESTS
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -123,6 +124,22 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         where its noise dwarfs the votes (see Notes), or raise ``ValueError``.
     n_jobs : int, default=None
         Processes for fitting ``estimator`` teachers (joblib); ignored otherwise.
+    teacher_update : {"auto", "refit", "none"}, default="auto"
+        What a hard query (x, s) does to an ``estimator`` teacher that disagrees
+        with s at x, in oblivious mode. ``"refit"``: fit it again on its block plus
+        every hard query (the rule above; one ``fit`` per such teacher, ~half of k,
+        seconds to minutes per hard query with forest teachers). ``"none"``: the
+        teachers stay as fitted; the hard query's released label is remembered (a
+        repeated row is answered from the transcript), nothing is refit, so a hard
+        query costs no fit — but nothing shrinks, and Yan's bound on hard queries
+        does not apply (the cap still bounds them). Both are private (each teacher is
+        a function of its own block and the released transcript; Lemma 3 in
+        ``skdp.prediction._shrinkage_answering``); they answer differently
+        (``benchmarks/teacher_update.py``). ``"auto"``: ``"none"`` for
+        ``RandomForestClassifier`` and ``ExtraTreesClassifier`` teachers (measured
+        there: as accurate or more on the answers, at least as many queries answered
+        before the cap, no fit per hard query), ``"refit"`` for every other estimator.
+        Hypothesis classes (``hypotheses=``) are always refit exactly.
     planned_queries : int, default="deprecated"
         Deprecated alias of ``n_queries`` (renamed in 0.1, removed in 0.3): when
         given it is used, with a ``FutureWarning`` at ``fit``.
@@ -276,6 +293,7 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         "small_sample": [StrOptions({"majority", "raise"})],
         "accounting": [StrOptions(set(ACCOUNTING))],
         "n_jobs": [numbers.Integral, None],
+        "teacher_update": [StrOptions({"auto", "refit", "none"})],
     }
 
     def __init__(
@@ -297,6 +315,7 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         random_state: int | np.random.Generator | None = None,
         classes: ArrayLike | None = None,
         n_jobs: int | None = None,
+        teacher_update: str = "auto",
         planned_queries: int | str = "deprecated",
     ) -> None:
         self.hypotheses = hypotheses
@@ -315,6 +334,7 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         self.random_state = random_state
         self.classes = classes
         self.n_jobs = n_jobs
+        self.teacher_update = teacher_update
         self.planned_queries = planned_queries
 
     # ------------------------------------------------------------------ fitting
@@ -386,7 +406,11 @@ class PrivatePredictor(_ScoredAnswers, _SmallSampleFallback, _ShrinkageAnswering
         data = _Blocks(X, y_pm, _partition(X.shape[0], k, state.rng), k)
         state.pending = None
         state.block_size = math.ceil(X.shape[0] / k)
-        state.teachers = make_teachers(state.hypotheses, self.estimator, data, self.n_jobs)
+        update = self.teacher_update
+        if update == "auto":  # measured on forests only (benchmarks/teacher_update.py)
+            update = "none" if type(self.estimator) in _FORESTS else "refit"
+        state.teachers = make_teachers(state.hypotheses, self.estimator, data, self.n_jobs,
+                                       update)
         state.teachers.fit(None, None, None)
         self.n_teachers_ = k
 

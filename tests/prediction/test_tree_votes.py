@@ -71,3 +71,20 @@ def test_other_models_are_not_stacked_and_the_cache_is_not_pickled():
     assert isinstance(forest._trees, TreeVotes)
     copy = pickle.loads(pickle.dumps(forest))
     assert copy._trees is None and np.array_equal(copy.vote(data.X), votes)
+
+
+def test_replace_keeps_the_stack_equal_to_a_rebuild():
+    rng, data = _blocks(6)
+    teachers = _EstimatorTeachers(RandomForestClassifier(n_estimators=4, random_state=0),
+                                  data)
+    teachers.fit(None, None)
+    stack = teachers._tree_votes()
+    forced = rng.random((2, 3)), np.array([1, -1], dtype=np.int8)
+    teachers.fit(*forced, only=[0, 3, 7])
+    assert teachers._trees is stack  # updated in place, not rebuilt
+    Xq = rng.random((300, 3))
+    each = np.array([m.predict(Xq) for m in teachers.models]) > 0
+    assert np.array_equal(stack.counts(Xq), each.sum(axis=0))
+    stack.replace(4, _Constant(1))
+    stack.replace(4, teachers.models[4])
+    assert np.array_equal(stack.counts(Xq), each.sum(axis=0))
