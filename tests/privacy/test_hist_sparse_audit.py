@@ -21,6 +21,7 @@ fixed from each design's structure before any sample is drawn.
 
 import numpy as np
 import pytest
+from _batched_histogram import cached_truncation, check_injection, draw_rows, inject
 from _exact_thresholds import halting_log_probs, pooled_chisquare_pvalue
 
 from skdp.audit import audit_mechanism, exact_epsilon
@@ -172,16 +173,27 @@ def _h_lists():
     return tau, lst(tau), lst(tau - 1)
 
 
+def _released_run(cls, data, seed, prepare):
+    """One trial through the real whole path; ``prepare(hist)`` sees its histogram first."""
+    hs = cls(**H_PARAMS, random_state=int(seed))
+    prepare(hs._hist)
+    left = 20
+    while left and not hs.halted:
+        left -= hs.process(data, left)[0]
+    return hs.current
+
+
 def _released_sampler(cls):
+    """Batched (``_batched_histogram``): the query (1, h₀ absent) is the same on both
+    datasets, so the histogram, when it runs, sees the list ``data``; its noise for all n
+    trials is ONE ``simulate`` call of the trial class's histogram, and each trial runs
+    the real path with its row injected (checked by test_histogram_injection_is_the_release)."""
     def sample(data, n, rng):
-        out = np.zeros(n, dtype=int)
-        for i, seed in enumerate(rng.integers(2**62, size=n)):
-            hs = cls(**H_PARAMS, random_state=int(seed))
-            left = 20
-            while left and not hs.halted:
-                left -= hs.process(data, left)[0]
-            out[i] = hs.current
-        return out
+        rows = draw_rows(cls(**H_PARAMS, random_state=int(rng.integers(2**62)))._hist, data, n)
+        with cached_truncation():
+            return np.array([
+                _released_run(cls, data, seed, lambda hist, row=row: inject(hist, row))
+                for seed, row in zip(rng.integers(2**62, size=n), rows, strict=True)])
 
     return sample
 
@@ -193,6 +205,16 @@ def test_histogram_design_is_tight():
     tau, d0, _ = _h_lists()
     assert 2 <= tau <= 20  # the element can be released, so the design exercises it
     assert _released_sampler(HistSparse)(d0, 200, np.random.default_rng(0)).mean() > 0
+
+
+@pytest.mark.parametrize("cls", [HistSparse, NoiselessHistogram])
+def test_histogram_injection_is_the_release(cls):
+    _, d0, d1 = _h_lists()
+    for data in (d0, d1):
+        outs, ran = check_injection(
+            lambda seed, prepare, data=data: _released_run(cls, data, seed, prepare), range(40))
+        assert ran >= 10  # the replayed trials ran histograms ...
+    assert 7 in outs or cls is NoiselessHistogram  # ... and d1's can release the element
 
 
 def test_histogram_design_passes():
