@@ -41,11 +41,15 @@ def draw_rows(hist, data, n):
     return hist.simulate(data, n, items)
 
 
-def inject(hist, row):
+def inject(hist, row, counts=None):
     """``hist``'s next release gets ``row`` as its noisy counts: released are the items
-    with a row value > 0 (a released count is ≥ τ ≥ 2; unreleased are 0 in ``simulate``)."""
-    def noisy(counts, tau, size, rng):
+    with a row value > 0 (a released count is ≥ τ ≥ 2; unreleased are 0 in ``simulate``).
+    ``counts``: the exact counts the row was drawn for, asserted (for a design whose
+    histogram may run on any of several lists with the same counts: the noisy counts'
+    law depends on the counts and τ only)."""
+    def noisy(real_counts, tau, size, rng):
         assert tuple(size) == row.shape, "the list differs from the one the rows were drawn on"
+        assert counts is None or np.array_equal(real_counts, counts)
         return row.copy(), row > 0
 
     hist._noisy = noisy
