@@ -21,14 +21,22 @@ halves saw a row (1, +1); rows (1, −1) change nothing.
   first B tree is made ⊥ by its completing row instead, so the list holds τ or τ − 1 B's
   when the histogram runs (the query path is identical). Event: "B is released". Caught
   variant: a histogram without noise.
+
+The fast audits sample batched (``_batched_sampler``: the HistSparse lists read once from a
+real fit, each trial's HistSparse built by the estimator and run on them; checked against
+real fits by ``test_batched_trial_is_the_fit``); ``_first_switch_sampler`` and
+``_released_sampler`` run whole fits (the slow test, ``test_dp_soa_histogram_exact.py``).
 """
 
+import copy
 import dataclasses
 import warnings
 
 import numpy as np
 import pytest
+from _batched_histogram import cached_truncation
 
+from skdp._streams import StreamNoise
 from skdp.audit import audit_mechanism
 from skdp.exceptions import PrivacyWarning
 from skdp.mechanisms import AboveThreshold, HistSparse, StableHistogram
@@ -123,6 +131,113 @@ def _stream(rows):
     return x[:, None], (y > 0).astype(int), leaves
 
 
+# ----------------------------------------------------------------- batched sampling
+# Up to its first switch a planned fit is deterministic (fixed π, deterministic learners):
+# the lists its HistSparse is asked about are read once from a real fit whose HistSparse
+# answers ⊥ (``_capture``, checked the same under another seed). Each trial then builds
+# its HistSparse by the estimator's own ``_make_hist_sparse`` (its noise keyed by the
+# trial's seed) and runs the real ``process`` on those lists (consecutive equal lists in
+# one call: HistSparse answers the same however rounds are batched,
+# tests/mechanisms/test_hist_sparse.py), histogram and tie-break included; the released
+# hid's hypothesis is read from the forest as it was at that round.
+# test_batched_trial_is_the_fit replays real fits' HistSparse noise through it.
+def _capture(cls, params, data, seed=0):
+    X, y, plan = data
+    est = cls(hypothesis_class=_FlipLearner(), random_state=seed, **params)
+    est.leaf_plan = plan
+    segments = []
+
+    def make(p):
+        hs = type(est)._make_hist_sparse(est, p)
+
+        def process(lst, n=1):
+            if segments and np.array_equal(segments[-1][0], lst):
+                segments[-1][1] += n
+            elif n:
+                keys = {h: est._forest.rep[h].hypothesis_key()
+                        for h in np.unique(lst).tolist() if h != hs.ignore}
+                segments.append([np.array(lst), n, keys])
+            return n, False
+
+        hs.process = process
+        return hs
+
+    est._make_hist_sparse = make
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        est.fit(X, y)
+    del est._make_hist_sparse
+    return est, segments
+
+
+def _trial(hs, segments):
+    """(first switch round or −1, whether B is released) of one HistSparse run."""
+    for lst, n, keys in segments:
+        if hs.process(lst, n)[1]:
+            return hs.switch_rounds[0], keys.get(hs.current) == "B"
+    return -1, False
+
+
+def _batched_sampler(cls, params, output):
+    def sample(data, n, rng):
+        est, segments = _capture(cls, params, data)
+        other = _capture(cls, params, data, seed=1)[1]
+        assert len(other) == len(segments) and all(  # the lists do not depend on the seed
+            np.array_equal(a[0], b[0]) and a[1:] == b[1:]
+            for a, b in zip(segments, other, strict=True))
+        out = np.empty(n, dtype=int)
+        with cached_truncation():
+            for i, seed in enumerate(rng.integers(2**62, size=n)):
+                est._noise = StreamNoise.from_seed(int(seed))
+                out[i] = _trial(est._make_hist_sparse(est.parameters_), segments)[output]
+        return out
+
+    return sample
+
+
+def _real_and_batched(cls, params, data, seed, segments, est):
+    """A real fit's (switch round, B released), and the batched trial on its noise."""
+    X, y, plan = data
+    real = cls(hypothesis_class=_FlipLearner(), random_state=seed, **params)
+    real.leaf_plan = plan
+    saved = []
+
+    def make(p):
+        saved.append(copy.deepcopy(real._noise))  # seeded: a copy keeps the keys
+        return type(real)._make_hist_sparse(real, p)
+
+    real._make_hist_sparse = make
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        real.fit(X, y)
+    rounds = real._hist_sparse.switch_rounds
+    got = (rounds[0] if rounds else -1, real._hypothesis.hypothesis_key() == "B")
+    est._noise = saved[0]
+    return got, _trial(est._make_hist_sparse(est.parameters_), segments)
+
+
+def _check_cases():  # (class, params, datasets) of every batched audit below
+    s_data, h_data = _design_s()[:2], _design_h()
+    return {"S": (Planned, S_PARAMS, s_data),
+            "S-competitor": (PlannedCompetitor, C_PARAMS, s_data),
+            "S-no-query-noise": (_with(_SparseNoQueryNoise), S_PARAMS, s_data),
+            "H": (Planned, H_PARAMS, h_data),
+            "H-noiseless": (_with(_SparseNoiselessHistogram), H_PARAMS, h_data)}
+
+
+@pytest.mark.parametrize("case", ["S", "S-competitor", "S-no-query-noise", "H", "H-noiseless"])
+def test_batched_trial_is_the_fit(case):
+    cls, params, datasets = _check_cases()[case]
+    seen = set()
+    for data in datasets:
+        est, segments = _capture(cls, params, data)
+        for seed in range(25):
+            got, batched = _real_and_batched(cls, params, data, seed, segments, est)
+            assert got == batched, (seed, got, batched)
+            seen.add(got)
+    assert len(seen) > 1  # the replayed fits differ in output
+
+
 # ----------------------------------------------------------------- design S
 S_PARAMS = dict(epsilon=1.0, delta=1e-6, n_trees=K_S, n_leaves=K1, max_switches=1, eta=0.25,
                 query="frequency")
@@ -189,7 +304,7 @@ def test_dp_soa_sparse_vector_audit_passes(query):
     cls, params = (Planned, S_PARAMS) if query == "frequency" else (PlannedCompetitor,
                                                                     C_PARAMS)
     d0, d1, r = _design_s()
-    result = audit_mechanism(_first_switch_sampler(cls, params), d0, d1, n_samples=800,
+    result = audit_mechanism(_batched_sampler(cls, params, 0), d0, d1, n_samples=800,
                              events=[lambda out: out == r], alpha=ALPHA, delta=1e-6,
                              random_state=1 if query == "frequency" else 7)
     assert result.epsilon_lower_bound <= params["epsilon"], str(result)
@@ -197,7 +312,7 @@ def test_dp_soa_sparse_vector_audit_passes(query):
 
 def test_dp_soa_without_query_noise_is_caught():
     d0, d1, r = _design_s()
-    sample = _first_switch_sampler(_with(_SparseNoQueryNoise), S_PARAMS)
+    sample = _batched_sampler(_with(_SparseNoQueryNoise), S_PARAMS, 0)
     result = audit_mechanism(sample, d0, d1, n_samples=800, events=[lambda out: out == r],
                              alpha=ALPHA, delta=1e-6, random_state=2)
     assert result.epsilon_lower_bound > S_PARAMS["epsilon"], str(result)
@@ -264,7 +379,7 @@ def test_design_h_is_tight():
 
 def test_dp_soa_histogram_audit_passes():
     d0, d1 = _design_h()
-    result = audit_mechanism(_released_sampler(Planned), d0, d1, n_samples=800,
+    result = audit_mechanism(_batched_sampler(Planned, H_PARAMS, 1), d0, d1, n_samples=800,
                              events=[lambda out: out == 1], alpha=ALPHA,
                              delta=H_PARAMS["delta"], random_state=3)
     assert result.epsilon_lower_bound <= H_PARAMS["epsilon"], str(result)
@@ -272,7 +387,8 @@ def test_dp_soa_histogram_audit_passes():
 
 def test_dp_soa_with_noiseless_histogram_is_caught():
     d0, d1 = _design_h()
-    result = audit_mechanism(_released_sampler(_with(_SparseNoiselessHistogram)), d0, d1,
+    result = audit_mechanism(_batched_sampler(_with(_SparseNoiselessHistogram), H_PARAMS, 1),
+                             d0, d1,
                              n_samples=800, events=[lambda out: out == 1], alpha=ALPHA,
                              delta=H_PARAMS["delta"], random_state=4)
     assert result.epsilon_lower_bound > H_PARAMS["epsilon"], str(result)

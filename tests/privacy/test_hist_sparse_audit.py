@@ -17,10 +17,15 @@ fixed from each design's structure before any sample is drawn.
 * Design H (histogram, c = 1): the first query is 1 (h₀ is absent), then the histogram
   sees an element with count τ (D) or τ − 1 (D′); event "that element is released".
   Without noise the release is a deterministic threshold test.
+
+Each trial runs the real mechanism, with its histogram's noise pre-drawn for all n trials
+in one ``simulate`` call (``_batched_histogram.py``; the injection checked against real
+runs by the ``*_injection_is_the_release`` tests), except the no-cutoff twin's.
 """
 
 import numpy as np
 import pytest
+from _batched_histogram import cached_truncation, check_injection, draw_rows, inject
 from _exact_thresholds import halting_log_probs, pooled_chisquare_pvalue
 
 from skdp.audit import audit_mechanism, exact_epsilon
@@ -76,16 +81,33 @@ P_D0 = [_list(10, 1)] * 4 + [_list(10, 0)]  # Q = 0.9 ×4, then 1.0
 P_D1 = [_list(10, 0)] * 4 + [_list(10, 1)]  # Q = 1.0 ×4, then 0.9
 
 
+def _first_switch_run(cls, params, lists, seed, prepare):
+    hs = cls(**params, random_state=int(seed))
+    prepare(hs._hist)
+    for data in lists:
+        if hs.process(data)[1]:
+            return hs.switch_rounds[0]
+    return -1
+
+
+def _predrawn(cls, params, n, rng):
+    """Designs P and U: every list is k distinct items (count 1 each), so the histogram,
+    wherever it runs, draws from one law: n rows in ONE ``simulate`` call of the trial
+    class's histogram, each trial's injected with the counts asserted (the output, the
+    switch round(s), is fixed before the histogram runs; it still runs the real path)."""
+    one = _list(10, 0)
+    rows = draw_rows(cls(**params, random_state=int(rng.integers(2**62)))._hist, one, n)
+    counts = np.ones(one.size, dtype=np.int64)
+    return [lambda hist, row=row: inject(hist, row, counts) for row in rows]
+
+
 def _first_switch_sampler(cls, params):
     def sample(lists, n, rng):
-        out = np.full(n, -1)
-        for i, seed in enumerate(rng.integers(2**62, size=n)):
-            hs = cls(**params, random_state=int(seed))
-            for data in lists:
-                if hs.process(data)[1]:
-                    out[i] = hs.switch_rounds[0]
-                    break
-        return out
+        prepares = _predrawn(cls, params, n, rng)
+        with cached_truncation():
+            return np.array([_first_switch_run(cls, params, lists, seed, prepare)
+                             for seed, prepare in zip(rng.integers(2**62, size=n), prepares,
+                                                      strict=True)])
 
     return sample
 
@@ -112,24 +134,34 @@ U_PARAMS = dict(epsilon=1.0, delta=1e-6, n_items=10, eta=1.0, max_switches=1, in
 U_BLOCK, U_BLOCKS = 10, 220
 
 
-def _switch_balance_sampler(cls):
+def _switch_balance_run(cls, flip, seed, prepare):
     """Switches in the blocks where D's query is the larger, minus the others."""
+    high, low = _list(10, 0), _list(10, 1)
+    hs, out = cls(**U_PARAMS, random_state=int(seed)), 0
+    prepare(hs._hist)
+    for b in range(U_BLOCKS):
+        first_kind = b % 2 == 0
+        data = high if first_kind != flip else low
+        left = U_BLOCK
+        while left and not hs.halted:
+            done, switched = hs.process(data, left)
+            left -= done
+            out += int(switched) if first_kind else -int(switched)
+        if hs.halted:
+            break
+    return out
+
+
+def _switch_balance_sampler(cls, batched=True):
+    """``batched=False`` (the no-cutoff twin: many histograms per run, whose releases
+    steer later queries): each histogram draws its own noise."""
     def sample(flip, n, rng):
-        high, low = _list(10, 0), _list(10, 1)
-        out = np.zeros(n, dtype=int)
-        for i, seed in enumerate(rng.integers(2**62, size=n)):
-            hs = cls(**U_PARAMS, random_state=int(seed))
-            for b in range(U_BLOCKS):
-                first_kind = b % 2 == 0
-                data = high if first_kind != flip else low
-                left = U_BLOCK
-                while left and not hs.halted:
-                    done, switched = hs.process(data, left)
-                    left -= done
-                    out[i] += int(switched) if first_kind else -int(switched)
-                if hs.halted:
-                    break
-        return out
+        prepares = (_predrawn(cls, U_PARAMS, n, rng) if batched
+                    else [lambda hist: None] * n)
+        with cached_truncation():
+            return np.array([_switch_balance_run(cls, flip, seed, prepare)
+                             for seed, prepare in zip(rng.integers(2**62, size=n), prepares,
+                                                      strict=True)])
 
     return sample
 
@@ -153,7 +185,8 @@ def test_cutoff_design_passes():
 
 @pytest.mark.slow
 def test_no_cutoff_is_caught():
-    result = audit_mechanism(_switch_balance_sampler(NoCutoff), False, True, n_samples=150,
+    result = audit_mechanism(_switch_balance_sampler(NoCutoff, batched=False), False, True,
+                             n_samples=150,
                              events=U_EVENTS, alpha=ALPHA, delta=1e-6, random_state=4)
     assert result.epsilon_lower_bound > U_PARAMS["epsilon"], str(result)
 
@@ -172,16 +205,27 @@ def _h_lists():
     return tau, lst(tau), lst(tau - 1)
 
 
+def _released_run(cls, data, seed, prepare):
+    """One trial through the real whole path; ``prepare(hist)`` sees its histogram first."""
+    hs = cls(**H_PARAMS, random_state=int(seed))
+    prepare(hs._hist)
+    left = 20
+    while left and not hs.halted:
+        left -= hs.process(data, left)[0]
+    return hs.current
+
+
 def _released_sampler(cls):
+    """Batched (``_batched_histogram``): the query (1, h₀ absent) is the same on both
+    datasets, so the histogram, when it runs, sees the list ``data``; its noise for all n
+    trials is ONE ``simulate`` call of the trial class's histogram, and each trial runs
+    the real path with its row injected (checked by test_histogram_injection_is_the_release)."""
     def sample(data, n, rng):
-        out = np.zeros(n, dtype=int)
-        for i, seed in enumerate(rng.integers(2**62, size=n)):
-            hs = cls(**H_PARAMS, random_state=int(seed))
-            left = 20
-            while left and not hs.halted:
-                left -= hs.process(data, left)[0]
-            out[i] = hs.current
-        return out
+        rows = draw_rows(cls(**H_PARAMS, random_state=int(rng.integers(2**62)))._hist, data, n)
+        with cached_truncation():
+            return np.array([
+                _released_run(cls, data, seed, lambda hist, row=row: inject(hist, row))
+                for seed, row in zip(rng.integers(2**62, size=n), rows, strict=True)])
 
     return sample
 
@@ -193,6 +237,30 @@ def test_histogram_design_is_tight():
     tau, d0, _ = _h_lists()
     assert 2 <= tau <= 20  # the element can be released, so the design exercises it
     assert _released_sampler(HistSparse)(d0, 200, np.random.default_rng(0)).mean() > 0
+
+
+@pytest.mark.parametrize("cls", [HistSparse, NoiselessHistogram])
+def test_histogram_injection_is_the_release(cls):
+    _, d0, d1 = _h_lists()
+    for data in (d0, d1):
+        outs, ran = check_injection(
+            lambda seed, prepare, data=data: _released_run(cls, data, seed, prepare), range(40))
+        assert ran >= 10  # the replayed trials ran histograms ...
+    assert 7 in outs or cls is NoiselessHistogram  # ... and d1's can release the element
+
+
+@pytest.mark.parametrize("cls", [HistSparse, NoQueryNoise])
+def test_pinning_and_cutoff_injection_is_the_release(cls):
+    for lists in (P_D0, P_D1):
+        _, ran = check_injection(
+            lambda seed, prepare, lists=lists: _first_switch_run(cls, P_PARAMS, lists, seed,
+                                                                  prepare), range(40))
+        assert ran >= 5
+    for flip in (False, True):
+        _, ran = check_injection(
+            lambda seed, prepare, flip=flip: _switch_balance_run(cls, flip, seed, prepare),
+            range(40))
+        assert ran >= 5
 
 
 def test_histogram_design_passes():
