@@ -144,7 +144,8 @@ class _Batch:
 
     def spent_before(self, n_held: int) -> tuple[float, float]:
         if self._spent is None:
-            self._spent = tuple(self.store.spent(self.ledger.id))
+            spent_eps, spent_delta = self.store.spent(self.ledger.id)
+            self._spent = (spent_eps, spent_delta)
         eps, delta = self._spent
         for e, d, _, _ in self.items[:n_held]:
             eps, delta = eps + e, delta + d
@@ -162,6 +163,7 @@ class _Batch:
         if cap is not None:
             self._committed()
             labels = self._labels
+            assert labels is not None  # set by _committed()
             i = bisect.bisect_left(labels, cap[0])
             j = bisect.bisect_left(labels, cap[0] + "\U0010ffff")
             check_cap(cap, j - i, label)

@@ -361,7 +361,7 @@ class SQLStore(LedgerStore):
                     stream: tuple[str, int] | None = None) -> list[int]:
         if not items:
             return []
-        key, seqs = ledger_key(), []
+        key, seqs = ledger_key(), list[int]()
         with self._transaction() as execute:
             totals, last, problem = self._head(execute, ledger_id)
             if problem is not None:
@@ -381,6 +381,7 @@ class SQLStore(LedgerStore):
                 last = next_charge(key, ledger_id, totals, last, epsilon, delta, label)
                 self._insert(execute, ledger_id, last)
                 seqs.append(last.seq)
+            assert last is not None  # items is not empty: at least one charge was made
             execute("UPDATE skdp_ledgers SET head_count = ?, head_hash = ? WHERE ledger_id = ?",
                     (last.seq + 1, last.hash, ledger_id))
         # Committed: remember the new head (and stream version) before anything leaves.

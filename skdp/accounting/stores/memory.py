@@ -183,7 +183,9 @@ class MemoryStore(LedgerStore):
             # re-checked here (it is on promotion and by verify()). All or nothing: the
             # charges are checked against the ledger plus the ones before them, then
             # appended together.
-            last, new, labels = self._last(ledger), [], []
+            last = self._last(ledger)
+            new: list[Charge] = []
+            labels: list[str | None] = []
             for epsilon, delta, label, cap in items:
                 if cap is not None:  # first, as in the SQL stores
                     earlier = sum((lab or "").startswith(cap[0]) for lab in labels)
