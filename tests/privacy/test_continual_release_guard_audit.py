@@ -25,13 +25,12 @@ The decision list's own ``partial_fit`` holds the same guard: audited below on i
 checks (exact), with the same twin and one that releases checked rows at full ε.
 """
 
-import itertools
 
 import numpy as np
 import pytest
+from _exact_noisy_counts import exact_noisy_counts_epsilon
 from _stream_recording import NoisyCountClassifier
 
-from skdp.audit import exact_epsilon
 from skdp.decision_list import DPDecisionListClassifier
 from skdp.streams import ContinualReleaseClassifier
 from skdp.streams._guard import ConstantGuard
@@ -83,28 +82,8 @@ def _run(guard_class, calls, combine, share):
     return list(CHECKS), releases
 
 
-def _log_law(centres, scales, grids):
-    axes = []
-    for c, b, grid in zip(centres, scales, grids, strict=True):
-        alpha = np.exp(-1.0 / b)
-        axes.append(np.log((1 - alpha) / (1 + alpha)) - np.abs(grid - c) / b)
-    return np.array([sum(cell) for cell in itertools.product(*axes)])
-
-
 def _exact(parts, parts2):
-    """Exact ε over the coordinates whose centres differ; the rest must agree."""
-    centres, centres2, scales = [], [], []
-    assert len(parts) == len(parts2)
-    for (c, b), (c2, b2) in zip(parts, parts2, strict=True):
-        assert b == b2 and c.shape == c2.shape
-        for a, a2 in zip(c, c2, strict=True):
-            if a != a2:
-                centres.append(a)
-                centres2.append(a2)
-                scales.append(b)
-    grids = [np.arange(min(a, a2) - WIDTH, max(a, a2) + WIDTH + 1)
-             for a, a2 in zip(centres, centres2, strict=True)]
-    return exact_epsilon(_log_law(centres, scales, grids), _log_law(centres2, scales, grids))
+    return exact_noisy_counts_epsilon(parts, parts2, WIDTH)
 
 
 def _audit(guard_class, combine, share):

@@ -23,14 +23,13 @@ moves both: 1.5·g·ε. ``FreeGuard`` runs the learner at the full ε as
 if the checks were free: (1 + g)·ε.
 """
 
-import itertools
 import warnings
 
 import numpy as np
 import pytest
+from _exact_noisy_counts import exact_noisy_counts_epsilon
 
 import skdp.linear._scheduled as scheduled
-from skdp.audit import exact_epsilon
 from skdp.linear import DPWinnowClassifier
 from skdp.streams._guard import ConstantGuard
 
@@ -105,28 +104,8 @@ def _run(cls, y, monkeypatch):
     return list(CHECKS), list(COUNTS), clf
 
 
-def _log_law(centres, scales, grids):
-    axes = []
-    for c, b, grid in zip(centres, scales, grids, strict=True):
-        alpha = np.exp(-1.0 / b)
-        axes.append(np.log((1 - alpha) / (1 + alpha)) - np.abs(grid - c) / b)
-    return np.array([sum(cell) for cell in itertools.product(*axes)])
-
-
 def _exact(parts, parts2):
-    """Exact ε over the coordinates whose centres differ; the rest must agree."""
-    centres, centres2, scales = [], [], []
-    assert len(parts) == len(parts2)
-    for (c, b), (c2, b2) in zip(parts, parts2, strict=True):
-        assert b == b2
-        for a, a2 in zip(np.atleast_1d(c), np.atleast_1d(c2), strict=True):
-            if a != a2:
-                centres.append(a)
-                centres2.append(a2)
-                scales.append(b)
-    grids = [np.arange(min(a, a2) - WIDTH, max(a, a2) + WIDTH + 1)
-             for a, a2 in zip(centres, centres2, strict=True)]
-    return exact_epsilon(_log_law(centres, scales, grids), _log_law(centres2, scales, grids))
+    return exact_noisy_counts_epsilon(parts, parts2, WIDTH)
 
 
 def _audit(cls, monkeypatch):
