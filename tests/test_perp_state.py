@@ -12,16 +12,13 @@ second payment, but a start paid by an ordinary copy is never repeated.
 from __future__ import annotations
 
 import itertools
-import os
 import pickle
-import subprocess
-import sys
-import textwrap
 import threading
 import warnings
 
 import numpy as np
 import pytest
+from _model_subprocess import in_new_process
 from _postgres import PG_PASSWORD
 
 from skdp import PrivacyBudget, StaleStateError
@@ -34,7 +31,6 @@ from skdp.prediction import (
 )
 from skdp.prediction._perp_phase import RectanglesRun
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EPS = 1000.0  # Stemmer's construction needs ε·√n large; see tests/prediction/test_perp.py
 NEED = perp_parameters(EPS, 1e-6, 0.1, 0.05, 1.0, 2, preset="charged").initial_sample_size
 RNG = np.random.default_rng(5)
@@ -80,22 +76,6 @@ def _thresholds(clf):
     return [(c.mechanism._bt._noisy_lower, c.mechanism._bt._noisy_upper) for c in run.copies]
 
 
-def _in_new_process(tmp_path, model_bytes, script):
-    model, out = tmp_path / "model.pkl", tmp_path / "out.pkl"
-    model.write_bytes(model_bytes)
-    code = textwrap.dedent(f"""
-        import pickle, warnings
-        import numpy as np
-        warnings.simplefilter("ignore")
-        clf = pickle.loads(open({str(model)!r}, "rb").read())
-        out = {{}}
-    """) + textwrap.dedent(script) + f"\nopen({str(out)!r}, 'wb').write(pickle.dumps(out))\n"
-    proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": ROOT},
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return pickle.loads(out.read_bytes())
-
-
 def test_restart_continues_the_same_phase(store, tmp_path):
     clf = _fitted(store).make_durable()
     assert clf.durable_
@@ -104,7 +84,7 @@ def test_restart_continues_the_same_phase(store, tmp_path):
     model = pickle.dumps(clf)
     assert spent.epsilon == EPS
     del clf
-    out = _in_new_process(tmp_path, model, f"""
+    out = in_new_process(tmp_path, model, f"""
         q2 = np.array({Q2.tolist()})
         out["proba"] = clf.predict_proba(q2)
         out["labels"] = [label for _, _, label in clf.budget_.charges]

@@ -9,17 +9,14 @@ encrypted and sealed under the ledger key.
 
 from __future__ import annotations
 
-import os
 import pickle
 import sqlite3
-import subprocess
-import sys
-import textwrap
 import threading
 import warnings
 
 import numpy as np
 import pytest
+from _model_subprocess import in_new_process
 from _postgres import PG_PASSWORD
 
 from skdp import PrivacyBudget, StaleStateError
@@ -28,7 +25,6 @@ from skdp.exceptions import LedgerIntegrityError
 from skdp.hypotheses import Thresholds
 from skdp.prediction import PrivatePredictor, QueryBudgetExhaustedError, SubsampleAggregatePredictor
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RNG = np.random.default_rng(7)
 X = RNG.random((20_000, 1))
 Y = (X[:, 0] >= 0.3).astype(int)
@@ -60,25 +56,6 @@ def _count(labels, prefix):
     return sum(label.startswith(f"PrivatePredictor: {prefix}") for label in labels)
 
 
-def _in_new_process(tmp_path, model_bytes, script):
-    """Run ``script`` in a fresh interpreter with ``clf`` loaded from the pickle; it
-    leaves its results in ``out`` (pickled back)."""
-    model, out = tmp_path / "model.pkl", tmp_path / "out.pkl"
-    model.write_bytes(model_bytes)
-    code = textwrap.dedent(f"""
-        import pickle, warnings
-        import numpy as np
-        warnings.simplefilter("ignore")
-        clf = pickle.loads(open({str(model)!r}, "rb").read())
-        out = {{}}
-    """) + textwrap.dedent(script) + f"\nopen({str(out)!r}, 'wb').write(pickle.dumps(out))\n"
-    env = {**os.environ, "PYTHONPATH": ROOT}
-    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return pickle.loads(out.read_bytes())
-
-
 def test_restart_continues_the_same_mechanism(store, tmp_path):
     clf = _fitted(store).make_durable()
     assert clf.durable_
@@ -88,7 +65,7 @@ def test_restart_continues_the_same_mechanism(store, tmp_path):
     model = pickle.dumps(clf)
     del clf
     q1, q2 = Q1, Q2
-    out = _in_new_process(tmp_path, model, f"""
+    out = in_new_process(tmp_path, model, f"""
         q1, q2 = np.array({q1.tolist()}), np.array({q2.tolist()})
         out["again"] = clf.predict_proba(q1)
         out["new"] = clf.predict_proba(q2)
